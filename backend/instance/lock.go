@@ -1,0 +1,54 @@
+// Package instance makes sure one engine at a time owns a data folder. The
+// lock is an flock on a file in that folder: the OS releases it when the
+// holder dies, however it dies.
+package instance
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// ErrLocked is returned when another live engine holds the lock.
+var ErrLocked = errors.New("another Shepherd engine is already running on this data folder")
+
+// Lock is a held engine lock.
+type Lock struct{ f *os.File }
+
+// Acquire takes the lock at path without waiting. When it is held elsewhere
+// the error wraps ErrLocked and names the holder's pid.
+func Acquire(path string) (*Lock, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open engine lock %s: %w", path, err)
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		holder, _ := os.ReadFile(path)
+		f.Close()
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			pid := strings.TrimSpace(string(holder))
+			if pid == "" {
+				pid = "unknown"
+			}
+			return nil, fmt.Errorf("%w (pid %s, lock %s)", ErrLocked, pid, path)
+		}
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	_ = f.Truncate(0)
+	_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	return &Lock{f: f}, nil
+}
+
+// Release gives the lock up.
+func (l *Lock) Release() error {
+	if l == nil || l.f == nil {
+		return nil
+	}
+	err := l.f.Close()
+	l.f = nil
+	return err
+}

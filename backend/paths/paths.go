@@ -1,0 +1,50 @@
+// Package paths resolves every folder Shepherd uses through the XDG base
+// directory rules (github.com/adrg/xdg), so that tests and users can move them
+// with XDG_DATA_HOME, XDG_STATE_HOME and XDG_RUNTIME_DIR.
+package paths
+
+import (
+	"os"
+	"path/filepath"
+
+	"github.com/adrg/xdg"
+)
+
+const appDir = "shepherd"
+
+// Paths are the folders of one Shepherd installation.
+type Paths struct {
+	Data    string // projects, records, logs
+	State   string // the app's own log
+	Runtime string // engine.json of the running engine
+}
+
+// Default reads the XDG environment now (xdg.Reload), so a change of the
+// variables after start-up (tests) is honoured.
+func Default() Paths {
+	xdg.Reload()
+	return Paths{
+		Data:    filepath.Join(xdg.DataHome, appDir),
+		State:   filepath.Join(xdg.StateHome, appDir),
+		Runtime: filepath.Join(xdg.RuntimeDir, appDir),
+	}
+}
+
+// EngineFile is where the running engine writes {"url","token","pid"}.
+func (p Paths) EngineFile() string { return filepath.Join(p.Runtime, "engine.json") }
+
+// LockFile is held by the one engine that owns Data.
+func (p Paths) LockFile() string { return filepath.Join(p.Data, "engine.lock") }
+
+// AppLog is the app's own zerolog file.
+func (p Paths) AppLog() string { return filepath.Join(p.State, "shepherd.log") }
+
+// Ensure creates the folders with mode 0700.
+func (p Paths) Ensure() error {
+	for _, d := range []string{p.Data, p.State, p.Runtime} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,135 @@
+// Package procid tells whether a process is the one a record names. A pid
+// alone is not an identity: the OS reuses pids, so a record keeps the pid,
+// the OS start time of that pid and the identity of the boot it ran in, and
+// a process counts as ours only when all three match. A zombie counts as
+// gone: it answers kill(pid, 0) but will never run again.
+package procid
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"syscall"
+	"time"
+
+	"github.com/shirou/gopsutil/v4/process"
+)
+
+// startToleranceMs absorbs the drift of the boot time the kernel reports
+// (it is derived from the wall clock, which NTP may step) when a start time
+// is read again in a later engine. A reused pid would also have to start
+// within this window to be mistaken for ours.
+const startToleranceMs = 1500
+
+// Identity is what a record keeps of a process.
+type Identity struct {
+	PID       int
+	StartTime int64 // ms since the epoch, as the OS reports it
+	BootID    string
+}
+
+// StartTime returns the OS start time of pid in ms since the epoch.
+func StartTime(pid int) (int64, error) {
+	if pid <= 0 {
+		return 0, fmt.Errorf("invalid pid %d", pid)
+	}
+	p, err := process.NewProcess(int32(pid))
+	if err != nil {
+		return 0, err
+	}
+	return p.CreateTime()
+}
+
+// Alive reports whether pid exists and is not a zombie.
+func Alive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+		return false
+	}
+	return !isZombie(pid)
+}
+
+// Check is the outcome of comparing a live pid with a recorded identity.
+type Check int
+
+const (
+	Gone     Check = iota // no such process (or a zombie)
+	Same                  // alive and the same process
+	Reused                // alive, but another process now has the pid
+	NoRecord              // alive; the record has no start time to compare (old record)
+)
+
+func (c Check) String() string {
+	return [...]string{"gone", "same", "reused", "no-start-time"}[c]
+}
+
+// Compare checks pid against the recorded start time (0 = none recorded).
+func Compare(pid int, startTime int64) Check {
+	if !Alive(pid) {
+		return Gone
+	}
+	if startTime == 0 {
+		return NoRecord
+	}
+	st, err := StartTime(pid)
+	if err != nil {
+		// It vanished between the two reads.
+		if !Alive(pid) {
+			return Gone
+		}
+		return Reused
+	}
+	d := st - startTime
+	if d < 0 {
+		d = -d
+	}
+	if d <= startToleranceMs {
+		return Same
+	}
+	return Reused
+}
+
+// SignalGroup sends sig to the process group pgid. A group that is already
+// gone is not an error.
+func SignalGroup(pgid int, sig syscall.Signal) error {
+	if pgid <= 1 {
+		return fmt.Errorf("refusing to signal process group %d", pgid)
+	}
+	if err := syscall.Kill(-pgid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return err
+	}
+	return nil
+}
+
+// GroupAlive reports whether any process of group pgid is alive (zombies
+// do not count).
+func GroupAlive(pgid int) bool {
+	if pgid <= 1 {
+		return false
+	}
+	if err := syscall.Kill(-pgid, 0); errors.Is(err, syscall.ESRCH) {
+		return false
+	}
+	return groupHasLiveMember(pgid)
+}
+
+// WaitExit blocks until pid has exited (or is a zombie), or ctx ends.
+func WaitExit(ctx context.Context, pid int) error {
+	return waitExit(ctx, pid)
+}
+
+// pollExit is the fallback where no exit notification is available.
+func pollExit(ctx context.Context, pid int) error {
+	t := time.NewTicker(20 * time.Millisecond)
+	defer t.Stop()
+	for Alive(pid) {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+	return nil
+}

@@ -1,0 +1,245 @@
+// Package shim is the tiny process that stands between the engine and an
+// agent. The engine starts it as a session leader; it starts the agent in a
+// process group of its own with stdout and stderr appended to agent.log,
+// reports the agent's pid, and then lives only to wait: when the agent ends
+// it writes the real exit code or signal and the time to exit.json next to
+// the record (atomically), stops whatever the agent left in its group, and
+// exits. Because the shim, not the engine, is the agent's parent, the engine
+// can crash or quit at any time without the agent dying, blocking on a pipe or
+// losing its exit status.
+package shim
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Hello is the one line the shim writes on its stdout: the agent's pid, or
+// why it could not be started.
+type Hello struct {
+	PID   int    `json:"pid,omitempty"`
+	Error string `json:"error,omitempty"`
+}
+
+// Options are the shim's flags.
+type Options struct {
+	Path     string        // resolved executable
+	Argv     []string      // argv, argv[0] as the user wrote the command
+	Dir      string        // working folder
+	Log      string        // agent.log, appended
+	ExitFile string        // exit.json
+	RunFile  string        // run.json
+	Grace    time.Duration // for what the agent leaves behind
+}
+
+// Args renders o as the shim's command line (without the program name).
+func (o Options) Args() []string {
+	a := []string{"--path", o.Path, "--dir", o.Dir, "--log", o.Log,
+		"--exit", o.ExitFile, "--run", o.RunFile, "--grace", o.Grace.String(), "--"}
+	return append(a, o.Argv...)
+}
+
+// Main runs the shim with args (os.Args[1:]) and returns its exit code.
+func Main(args []string, stdout io.WriteCloser) int {
+	var o Options
+	fs := flag.NewFlagSet("shepherd-shim", flag.ContinueOnError)
+	fs.StringVar(&o.Path, "path", "", "executable")
+	fs.StringVar(&o.Dir, "dir", "", "working folder")
+	fs.StringVar(&o.Log, "log", "", "log file")
+	fs.StringVar(&o.ExitFile, "exit", "", "exit status file")
+	fs.StringVar(&o.RunFile, "run", "", "run info file")
+	fs.DurationVar(&o.Grace, "grace", 10*time.Second, "grace for leftovers")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	o.Argv = fs.Args()
+	if o.Path == "" || o.Log == "" || o.ExitFile == "" || len(o.Argv) == 0 {
+		fmt.Fprintln(os.Stderr, "shepherd-shim: usage: shepherd-shim --path P --log F --exit F [--run F] [--dir D] [--grace G] -- argv...")
+		return 2
+	}
+	return run(o, stdout)
+}
+
+func hello(w io.WriteCloser, h Hello) {
+	b, _ := json.Marshal(h)
+	_, _ = w.Write(append(b, '\n'))
+	_ = w.Close()
+}
+
+func run(o Options, stdout io.WriteCloser) int {
+	becomeSubreaper()
+	// Signals sent to the shim (its session was hung up, someone sent it
+	// TERM) are passed on to the agent's group rather than ending the shim,
+	// which must outlive the agent to record how it ended.
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+
+	logf, err := os.OpenFile(o.Log, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		hello(stdout, Hello{Error: err.Error()})
+		return 127
+	}
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		hello(stdout, Hello{Error: err.Error()})
+		return 127
+	}
+	pid, err := syscall.ForkExec(o.Path, o.Argv, &syscall.ProcAttr{
+		Dir:   o.Dir,
+		Env:   os.Environ(),
+		Files: []uintptr{null.Fd(), logf.Fd(), logf.Fd()},
+		Sys:   &syscall.SysProcAttr{Setpgid: true},
+	})
+	null.Close()
+	logf.Close()
+	if err != nil {
+		hello(stdout, Hello{Error: err.Error()})
+		return 127
+	}
+	started := time.Now()
+	if o.RunFile != "" {
+		_ = writeJSON(o.RunFile, map[string]any{"pid": pid, "shimPid": os.Getpid(), "startedAt": started})
+	}
+	hello(stdout, Hello{PID: pid})
+
+	go func() {
+		for s := range sigs {
+			_ = syscall.Kill(-pid, s.(syscall.Signal))
+		}
+	}()
+
+	status := waitFor(pid)
+	_ = writeJSON(o.ExitFile, status)
+	cleanup(pid, o.Grace)
+	return 0
+}
+
+type exitStatus struct {
+	PID      int       `json:"pid"`
+	ExitCode *int      `json:"exitCode,omitempty"`
+	Signal   string    `json:"signal,omitempty"`
+	ExitedAt time.Time `json:"exitedAt"`
+}
+
+// waitFor reaps children until the agent itself ends; orphans that the
+// kernel hands to the shim (it is a subreaper) are reaped on the way so they
+// never linger as zombies.
+func waitFor(pid int) exitStatus {
+	for {
+		var ws syscall.WaitStatus
+		wpid, err := syscall.Wait4(-1, &ws, 0, nil)
+		if errors.Is(err, syscall.EINTR) {
+			continue
+		}
+		if err != nil {
+			// ECHILD: the agent is not ours to wait for any more.
+			return exitStatus{PID: pid, ExitedAt: time.Now()}
+		}
+		if wpid != pid {
+			continue
+		}
+		st := exitStatus{PID: pid, ExitedAt: time.Now()}
+		switch {
+		case ws.Exited():
+			c := ws.ExitStatus()
+			st.ExitCode = &c
+		case ws.Signaled():
+			st.Signal = unix.SignalName(ws.Signal())
+			if st.Signal == "" {
+				st.Signal = "signal " + strconv.Itoa(int(ws.Signal()))
+			}
+		}
+		return st
+	}
+}
+
+// cleanup stops what the agent left behind: its process group, and (on
+// Linux) any descendant that was handed to the shim. TERM first, KILL after
+// the grace, reaping as it goes.
+func cleanup(pgid int, grace time.Duration) {
+	if !leftovers(pgid) {
+		return
+	}
+	signalAll(pgid, syscall.SIGTERM)
+	deadline := time.Now().Add(grace)
+	for time.Now().Before(deadline) {
+		reapNoHang()
+		if !leftovers(pgid) {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	for i := 0; i < 500; i++ {
+		signalAll(pgid, syscall.SIGKILL)
+		reapNoHang()
+		if !leftovers(pgid) {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func signalAll(pgid int, sig syscall.Signal) {
+	_ = syscall.Kill(-pgid, sig)
+	for _, c := range children() {
+		_ = syscall.Kill(c, sig)
+	}
+}
+
+func leftovers(pgid int) bool {
+	reapNoHang()
+	if err := syscall.Kill(-pgid, 0); err == nil {
+		return true
+	}
+	return len(children()) > 0
+}
+
+func reapNoHang() {
+	for {
+		var ws syscall.WaitStatus
+		wpid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
+		if wpid <= 0 || err != nil {
+			return
+		}
+	}
+}
+
+// writeJSON writes v to path atomically: temp file, fsync, rename.
+func writeJSON(path string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(append(b, '\n')); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

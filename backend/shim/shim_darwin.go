@@ -1,0 +1,7 @@
+package shim
+
+// macOS has no child subreaper: orphans of the agent go to launchd, which
+// reaps them at once. The shim stops the agent's process group only.
+func becomeSubreaper() {}
+
+func children() []int { return nil }

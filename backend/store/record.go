@@ -1,0 +1,127 @@
+// Package store keeps Shepherd's durable state on disk: the list of known
+// projects, one record.json per agent, each project's events.jsonl, and the
+// exit status a shim leaves next to a record. Every write of a record is
+// atomic (temp file, fsync, rename); a record that cannot be read is moved
+// aside and reported, never fatal.
+package store
+
+import (
+	"time"
+
+	"shepherd/backend/lifecycle"
+)
+
+// Profiles name how an agent's log is read.
+const (
+	ProfileGeneric    = "generic"
+	ProfileClaudeJSON = "claude-stream-json"
+)
+
+// DefaultGraceSec is the stop grace of SPEC when none is set.
+const DefaultGraceSec = 10
+
+// Record is the durable JSON of one agent (SPEC "The record").
+type Record struct {
+	ID                 string            `json:"id"`
+	ProjectID          string            `json:"projectId"`
+	Name               string            `json:"name,omitempty"`
+	Command            string            `json:"command"`
+	Args               []string          `json:"args"`
+	Env                map[string]string `json:"env,omitempty"`
+	Cwd                string            `json:"cwd"`
+	Profile            string            `json:"profile"`
+	ResumeArgs         []string          `json:"resumeArgs,omitempty"`
+	SessionID          string            `json:"sessionId,omitempty"`
+	KeepAlive          bool              `json:"keepAlive"`
+	AutoStartOnRestore bool              `json:"autoStartOnRestore"`
+	TimeoutSec         int               `json:"timeoutSec"`
+	GraceSec           int               `json:"graceSec"`
+
+	Status     lifecycle.Status     `json:"status"`
+	ExitReason lifecycle.ExitReason `json:"exitReason,omitempty"`
+	ExitCode   *int                 `json:"exitCode,omitempty"`
+	Signal     string               `json:"signal,omitempty"`
+	Error      string               `json:"error,omitempty"`
+
+	PID              int               `json:"pid,omitempty"`
+	ProcessStartTime int64             `json:"processStartTime,omitempty"` // ms since epoch, as the OS reports it
+	ShimPID          int               `json:"shimPid,omitempty"`
+	BootID           string            `json:"bootId,omitempty"`
+	Desired          lifecycle.Desired `json:"desired"`
+	Attached         bool              `json:"attached"`
+
+	CreatedAt      time.Time  `json:"createdAt"`
+	StartedAt      *time.Time `json:"startedAt,omitempty"`
+	StoppedAt      *time.Time `json:"stoppedAt,omitempty"`
+	LastActivityAt *time.Time `json:"lastActivityAt,omitempty"`
+
+	RestartCount        int        `json:"restartCount"`
+	RestartFailureCount int        `json:"restartFailureCount"`
+	NextRestartAt       *time.Time `json:"nextRestartAt,omitempty"`
+	AutoResumeCount     int        `json:"autoResumeCount"`
+	ResumeCount         int        `json:"resumeCount"`
+	PausedAt            *time.Time `json:"pausedAt,omitempty"`
+	StaleCheck          *bool      `json:"staleCheck,omitempty"`
+	LogPath             string     `json:"logPath"`
+}
+
+// Clone returns a deep copy, so a caller can change it without touching the
+// registry's copy.
+func (r *Record) Clone() *Record {
+	c := *r
+	c.Args = append([]string(nil), r.Args...)
+	c.ResumeArgs = append([]string(nil), r.ResumeArgs...)
+	if r.Env != nil {
+		c.Env = make(map[string]string, len(r.Env))
+		for k, v := range r.Env {
+			c.Env[k] = v
+		}
+	}
+	c.ExitCode = clonePtr(r.ExitCode)
+	c.StartedAt = clonePtr(r.StartedAt)
+	c.StoppedAt = clonePtr(r.StoppedAt)
+	c.LastActivityAt = clonePtr(r.LastActivityAt)
+	c.NextRestartAt = clonePtr(r.NextRestartAt)
+	c.PausedAt = clonePtr(r.PausedAt)
+	c.StaleCheck = clonePtr(r.StaleCheck)
+	return &c
+}
+
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
+// Ptr returns a pointer to v; records use pointers for optional fields.
+func Ptr[T any](v T) *T { return &v }
+
+// ExitStatus is what a shim writes when the agent it parents ends: the real
+// code or signal and the time, readable even if the engine was down then.
+type ExitStatus struct {
+	PID      int       `json:"pid"`
+	ExitCode *int      `json:"exitCode,omitempty"`
+	Signal   string    `json:"signal,omitempty"`
+	ExitedAt time.Time `json:"exitedAt"`
+}
+
+// Project is a folder the user works in.
+type Project struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	Path      string    `json:"path"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+// Event is one line of a project's events.jsonl.
+type Event struct {
+	Time    time.Time      `json:"time"`
+	Event   string         `json:"event"`
+	AgentID string         `json:"agentId,omitempty"`
+	From    string         `json:"from,omitempty"`
+	To      string         `json:"to,omitempty"`
+	Reason  string         `json:"reason,omitempty"`
+	Data    map[string]any `json:"data,omitempty"`
+}

@@ -1,0 +1,331 @@
+package store
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/renameio/v2"
+)
+
+const (
+	dirMode  = 0o700
+	fileMode = 0o600
+
+	recordFile = "record.json"
+	logFile    = "agent.log"
+	exitFile   = "exit.json"
+	runFile    = "run.json"
+	eventsFile = "events.jsonl"
+)
+
+// Store is the on-disk state under one data folder ($XDG_DATA_HOME/shepherd).
+type Store struct {
+	root string
+	mu   sync.Mutex // serialises projects.json and events.jsonl appends
+}
+
+// Open returns a store rooted at root, creating it (0700) if needed.
+func Open(root string) (*Store, error) {
+	if err := os.MkdirAll(root, dirMode); err != nil {
+		return nil, fmt.Errorf("create data folder %s: %w", root, err)
+	}
+	return &Store{root: root}, nil
+}
+
+// Root is the data folder.
+func (s *Store) Root() string { return s.root }
+
+// ProjectDir is the folder of one project.
+func (s *Store) ProjectDir(projectID string) string {
+	return filepath.Join(s.root, "projects", projectID)
+}
+
+// AgentDir is the folder of one agent.
+func (s *Store) AgentDir(projectID, agentID string) string {
+	return filepath.Join(s.ProjectDir(projectID), "agents", agentID)
+}
+
+// LogPath is the absolute path of an agent's log.
+func (s *Store) LogPath(projectID, agentID string) string {
+	return filepath.Join(s.AgentDir(projectID, agentID), logFile)
+}
+
+// ExitPath is where the shim writes the exit status of the agent's run.
+func (s *Store) ExitPath(projectID, agentID string) string {
+	return filepath.Join(s.AgentDir(projectID, agentID), exitFile)
+}
+
+// RunPath is where the shim writes the pid of the run it started.
+func (s *Store) RunPath(projectID, agentID string) string {
+	return filepath.Join(s.AgentDir(projectID, agentID), runFile)
+}
+
+// EventsPath is a project's events.jsonl.
+func (s *Store) EventsPath(projectID string) string {
+	return filepath.Join(s.ProjectDir(projectID), eventsFile)
+}
+
+var safeID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+
+// ValidID reports whether id is safe as a file name: letters, digits, '.',
+// '_' and '-', starting with a letter or digit, at most 128 characters.
+func ValidID(id string) error {
+	if !safeID.MatchString(id) {
+		return fmt.Errorf("id %q is not a safe file name (use letters, digits, '.', '_' or '-', starting with a letter or digit, at most 128 characters)", id)
+	}
+	return nil
+}
+
+// ProjectID is the stable id of a project folder: a readable slug of its
+// name and a hash of its cleaned absolute path.
+func ProjectID(absPath string) string {
+	sum := sha256.Sum256([]byte(filepath.Clean(absPath)))
+	slug := strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '-', r == '_':
+			return r
+		case r >= 'A' && r <= 'Z':
+			return r + ('a' - 'A')
+		}
+		return '-'
+	}, filepath.Base(absPath))
+	slug = strings.Trim(slug, "-")
+	if len(slug) > 32 {
+		slug = slug[:32]
+	}
+	if slug == "" {
+		slug = "project"
+	}
+	return slug + "-" + hex.EncodeToString(sum[:])[:10]
+}
+
+// WriteJSON writes v as indented JSON to path atomically: a temp file in the
+// same folder, fsync, rename. The file is 0600.
+func WriteJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	if err := os.MkdirAll(filepath.Dir(path), dirMode); err != nil {
+		return err
+	}
+	return renameio.WriteFile(path, b, fileMode)
+}
+
+// LoadProjects reads projects.json; a missing file is an empty list.
+func (s *Store) LoadProjects() ([]Project, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.loadProjects()
+}
+
+func (s *Store) loadProjects() ([]Project, error) {
+	b, err := os.ReadFile(filepath.Join(s.root, "projects.json"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var ps []Project
+	if err := json.Unmarshal(b, &ps); err != nil {
+		return nil, fmt.Errorf("projects.json is not valid: %w", err)
+	}
+	return ps, nil
+}
+
+// SaveProjects writes projects.json atomically.
+func (s *Store) SaveProjects(ps []Project) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ps == nil {
+		ps = []Project{}
+	}
+	return WriteJSON(filepath.Join(s.root, "projects.json"), ps)
+}
+
+// SaveRecord writes an agent's record.json atomically.
+func (s *Store) SaveRecord(r *Record) error {
+	return WriteJSON(filepath.Join(s.AgentDir(r.ProjectID, r.ID), recordFile), r)
+}
+
+// Corrupt describes a record that could not be read and was moved aside.
+type Corrupt struct {
+	AgentID string
+	MovedTo string
+	Err     error
+}
+
+// LoadRecords reads every agent record of a project. A record that cannot be
+// read or parsed, or that names another agent, is renamed to
+// record.json.corrupt-<time> and reported; the others load normally.
+func (s *Store) LoadRecords(projectID string, now time.Time) ([]*Record, []Corrupt, error) {
+	dir := filepath.Join(s.ProjectDir(projectID), "agents")
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("read agents of project %s: %w", projectID, err)
+	}
+	var recs []*Record
+	var bad []Corrupt
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		path := filepath.Join(dir, e.Name(), recordFile)
+		r, err := readRecord(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // an agent folder with only a log or a quarantined record
+		}
+		if err == nil {
+			switch {
+			case r.ID != e.Name():
+				err = fmt.Errorf("record names agent %q but lives in folder %q", r.ID, e.Name())
+			case r.ProjectID != projectID:
+				err = fmt.Errorf("record names project %q, not %q", r.ProjectID, projectID)
+			}
+		}
+		if err != nil {
+			moved := fmt.Sprintf("%s.corrupt-%s", path, now.UTC().Format("20060102T150405.000000000Z"))
+			if rerr := os.Rename(path, moved); rerr != nil {
+				moved = ""
+				err = fmt.Errorf("%w (and could not move it aside: %v)", err, rerr)
+			}
+			bad = append(bad, Corrupt{AgentID: e.Name(), MovedTo: moved, Err: err})
+			continue
+		}
+		recs = append(recs, r)
+	}
+	return recs, bad, nil
+}
+
+// ParseRecord decodes a record and checks the fields every record must have.
+func ParseRecord(b []byte) (*Record, error) {
+	var r Record
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if err := dec.Decode(&r); err != nil {
+		return nil, fmt.Errorf("not valid record JSON: %w", err)
+	}
+	if dec.More() {
+		return nil, errors.New("not valid record JSON: data after the record")
+	}
+	if err := ValidID(r.ID); err != nil {
+		return nil, err
+	}
+	if r.Command == "" {
+		return nil, errors.New("record has no command")
+	}
+	if r.Status == "" {
+		return nil, errors.New("record has no status")
+	}
+	return &r, nil
+}
+
+func readRecord(path string) (*Record, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRecord(b)
+}
+
+// RemoveAgent deletes an agent's folder; with keepLog the log stays.
+func (s *Store) RemoveAgent(projectID, agentID string, keepLog bool) error {
+	dir := s.AgentDir(projectID, agentID)
+	if !keepLog {
+		return os.RemoveAll(dir)
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
+	for _, e := range ents {
+		if e.Name() == logFile {
+			continue
+		}
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// AppendEvent appends one line to the project's events.jsonl.
+func (s *Store) AppendEvent(projectID string, ev Event) error {
+	b, err := json.Marshal(ev)
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := os.MkdirAll(s.ProjectDir(projectID), dirMode); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(s.EventsPath(projectID), os.O_WRONLY|os.O_APPEND|os.O_CREATE, fileMode)
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(b)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	return werr
+}
+
+// ReadExit reads the exit status a shim left; (nil, nil) when there is none.
+func ReadExit(path string) (*ExitStatus, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var st ExitStatus
+	if err := json.Unmarshal(b, &st); err != nil {
+		return nil, fmt.Errorf("exit status %s is not valid: %w", path, err)
+	}
+	return &st, nil
+}
+
+// RunInfo is what a shim writes once it has started the agent, so that an
+// engine that died between spawning and recording the pid can still find it.
+type RunInfo struct {
+	PID       int       `json:"pid"`
+	ShimPID   int       `json:"shimPid"`
+	StartedAt time.Time `json:"startedAt"`
+}
+
+// ReadRun reads run.json; (nil, nil) when there is none.
+func ReadRun(path string) (*RunInfo, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var ri RunInfo
+	if err := json.Unmarshal(b, &ri); err != nil {
+		return nil, fmt.Errorf("run info %s is not valid: %w", path, err)
+	}
+	return &ri, nil
+}

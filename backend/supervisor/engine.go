@@ -1,0 +1,401 @@
+// Package supervisor is the engine: the in-memory registry of agents (the
+// truth while it runs), the operations of SPEC (create, start, stop, stop
+// all, remove), the one function that applies a state transition, exit
+// detection, timeouts, and the load-time sync that makes every record true
+// again after the engine was away.
+package supervisor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/jonboulle/clockwork"
+	"github.com/rs/zerolog"
+
+	"shepherd/backend/lifecycle"
+	"shepherd/backend/procid"
+	"shepherd/backend/store"
+)
+
+// Config configures an Engine.
+type Config struct {
+	DataDir  string          // $XDG_DATA_HOME/shepherd
+	ShimPath string          // the shepherd-shim executable
+	Emitter  Emitter         // may be nil
+	Logger   zerolog.Logger  // the app's logger
+	Clock    clockwork.Clock // nil: the real clock
+	// KillConfirm bounds the wait for a group to vanish after SIGKILL before
+	// a stop is reported as ProcessStopFailed. 0: 5 s.
+	KillConfirm time.Duration
+}
+
+// Engine supervises the agents of every loaded project.
+type Engine struct {
+	cfg    Config
+	st     *store.Store
+	clock  clockwork.Clock
+	log    zerolog.Logger
+	bootID string
+
+	ctx    context.Context // cancelled by Close: stops watching, never agents
+	cancel context.CancelFunc
+
+	mu       sync.Mutex
+	projects map[string]*project
+	selected string
+}
+
+type project struct {
+	info store.Project
+
+	mu      sync.Mutex
+	loaded  bool
+	agents  map[string]*agent
+	corrupt []CorruptRecord
+}
+
+type agent struct {
+	mu  sync.Mutex // held by every operation on this agent
+	rec *store.Record
+	run *run // the live run this engine watches, nil if none
+}
+
+// run is one live process of an agent.
+type run struct {
+	pid       int
+	startTime int64
+	shimPID   int
+	exited    chan struct{} // closed once the exit was seen and handled
+	exit      *store.ExitStatus
+	timer     clockwork.Timer
+	stopDone  chan struct{} // non-nil while a stop is under way; closed at its end
+	stopErr   error
+}
+
+// New opens the data folder and returns an engine. Projects are loaded (and
+// their agents synced) on first use.
+func New(cfg Config) (*Engine, error) {
+	st, err := store.Open(cfg.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = clockwork.NewRealClock()
+	}
+	if cfg.KillConfirm == 0 {
+		cfg.KillConfirm = 5 * time.Second
+	}
+	if cfg.ShimPath == "" {
+		return nil, errors.New("no shim executable configured")
+	}
+	boot, err := procid.BootID()
+	if err != nil {
+		return nil, fmt.Errorf("read boot identity: %w", err)
+	}
+	e := &Engine{cfg: cfg, st: st, clock: cfg.Clock, log: cfg.Logger, bootID: boot,
+		projects: map[string]*project{}}
+	e.ctx, e.cancel = context.WithCancel(context.Background())
+	ps, err := st.LoadProjects()
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range ps {
+		e.projects[p.ID] = &project{info: p, agents: map[string]*agent{}}
+	}
+	return e, nil
+}
+
+// Close stops watching and stops the timers. Agents keep running: they are
+// durable, and the next engine re-attaches them.
+func (e *Engine) Close() {
+	e.cancel()
+	e.mu.Lock()
+	ps := make([]*project, 0, len(e.projects))
+	for _, p := range e.projects {
+		ps = append(ps, p)
+	}
+	e.mu.Unlock()
+	for _, p := range ps {
+		for _, a := range p.list() {
+			a.mu.Lock()
+			if a.run != nil && a.run.timer != nil {
+				a.run.timer.Stop()
+			}
+			a.mu.Unlock()
+		}
+	}
+}
+
+// Store exposes the on-disk store (read-only use by callers such as tests).
+func (e *Engine) Store() *store.Store { return e.st }
+
+// BootID is the identity of the boot this engine runs in.
+func (e *Engine) BootID() string { return e.bootID }
+
+func (e *Engine) emit(event string, data any) {
+	if e.cfg.Emitter != nil {
+		e.cfg.Emitter.Emit(event, data)
+	}
+}
+
+func (p *project) list() []*agent {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]*agent, 0, len(p.agents))
+	for _, a := range p.agents {
+		out = append(out, a)
+	}
+	return out
+}
+
+// snapshot is the record as callers see it: a copy, with lastActivityAt
+// taken from the log's last growth.
+func (e *Engine) snapshot(a *agent) *store.Record {
+	r := a.rec.Clone()
+	if fi, err := os.Stat(r.LogPath); err == nil {
+		mt := fi.ModTime().UTC()
+		if r.LastActivityAt == nil || mt.After(*r.LastActivityAt) {
+			r.LastActivityAt = &mt
+		}
+	}
+	return r
+}
+
+// apply is the one function that changes an agent's status: it checks the
+// transition table, writes the record, appends the event, logs and emits.
+// a.mu must be held. A refused transition changes nothing.
+func (e *Engine) apply(a *agent, to lifecycle.Status, reason string, mut func(r *store.Record)) error {
+	from := a.rec.Status
+	if err := lifecycle.Check(from, to); err != nil {
+		e.log.Warn().Str("project", a.rec.ProjectID).Str("agent", a.rec.ID).
+			Str("from", string(from)).Str("to", string(to)).Str("reason", reason).Msg("transition refused")
+		return newErr(ErrTransition, "Process '%s': %v", a.rec.ID, err)
+	}
+	next := a.rec.Clone()
+	next.Status = to
+	if mut != nil {
+		mut(next)
+	}
+	if err := e.st.SaveRecord(next); err != nil {
+		e.log.Error().Err(err).Str("agent", next.ID).Msg("cannot write record")
+		return fmt.Errorf("write record of '%s': %w", next.ID, err)
+	}
+	a.rec = next
+	ev := store.Event{Time: e.clock.Now().UTC(), Event: "transition", AgentID: next.ID,
+		From: string(from), To: string(to), Reason: reason}
+	if next.ExitReason != "" && to.Terminal() {
+		ev.Data = map[string]any{"exitReason": next.ExitReason}
+		if next.ExitCode != nil {
+			ev.Data["exitCode"] = *next.ExitCode
+		}
+		if next.Signal != "" {
+			ev.Data["signal"] = next.Signal
+		}
+	}
+	e.appendEvent(next.ProjectID, ev)
+	e.log.Info().Str("project", next.ProjectID).Str("agent", next.ID).
+		Str("from", string(from)).Str("to", string(to)).Str("reason", reason).Int("pid", next.PID).Msg("transition")
+	e.emit(EventAgentState, e.snapshot(a))
+	return nil
+}
+
+// update writes a change of fields that is not a change of status.
+func (e *Engine) update(a *agent, mut func(r *store.Record)) error {
+	next := a.rec.Clone()
+	mut(next)
+	if err := e.st.SaveRecord(next); err != nil {
+		return fmt.Errorf("write record of '%s': %w", next.ID, err)
+	}
+	a.rec = next
+	e.emit(EventAgentState, e.snapshot(a))
+	return nil
+}
+
+func (e *Engine) appendEvent(projectID string, ev store.Event) {
+	if err := e.st.AppendEvent(projectID, ev); err != nil {
+		e.log.Error().Err(err).Str("project", projectID).Str("event", ev.Event).Msg("cannot append event")
+	}
+}
+
+// Projects lists the known projects.
+func (e *Engine) Projects() []store.Project {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := make([]store.Project, 0, len(e.projects))
+	for _, p := range e.projects {
+		out = append(out, p.info)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].CreatedAt.Before(out[j].CreatedAt) })
+	return out
+}
+
+// AddProject registers a folder. The id is stable for the path; adding the
+// same path again returns the existing project and created=false.
+func (e *Engine) AddProject(path, name string) (store.Project, bool, error) {
+	if path == "" {
+		return store.Project{}, false, newErr(ErrValidation, "project path is empty")
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return store.Project{}, false, newErr(ErrValidation, "project path %q: %v", path, err)
+	}
+	if err := checkDir(abs); err != nil {
+		return store.Project{}, false, newErr(ErrValidation, "project folder %s", err)
+	}
+	id := store.ProjectID(abs)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if p, ok := e.projects[id]; ok {
+		return p.info, false, nil
+	}
+	if name == "" {
+		name = filepath.Base(abs)
+	}
+	info := store.Project{ID: id, Name: name, Path: abs, CreatedAt: e.clock.Now().UTC()}
+	all := []store.Project{info}
+	for _, p := range e.projects {
+		all = append(all, p.info)
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].CreatedAt.Before(all[j].CreatedAt) })
+	if err := os.MkdirAll(e.st.ProjectDir(id), 0o700); err != nil {
+		return store.Project{}, false, err
+	}
+	if err := e.st.SaveProjects(all); err != nil {
+		return store.Project{}, false, err
+	}
+	e.projects[id] = &project{info: info, agents: map[string]*agent{}}
+	e.log.Info().Str("project", id).Str("path", abs).Msg("project added")
+	return info, true, nil
+}
+
+// checkDir explains why path is not a usable folder, or returns nil.
+func checkDir(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("%s does not exist", path)
+		}
+		return fmt.Errorf("%s cannot be read: %v", path, err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is not a folder", path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("%s cannot be read: %v", path, err)
+	}
+	f.Close()
+	return nil
+}
+
+// project returns a known project, loading (and syncing) it on first use.
+func (e *Engine) project(id string) (*project, error) {
+	e.mu.Lock()
+	p, ok := e.projects[id]
+	e.mu.Unlock()
+	if !ok {
+		return nil, newErr(ErrProjectNotFound, "Project '%s' not found", id)
+	}
+	p.mu.Lock()
+	loaded := p.loaded
+	p.mu.Unlock()
+	if !loaded {
+		if _, err := e.load(p); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+func (e *Engine) agent(projectID, agentID string) (*project, *agent, error) {
+	p, err := e.project(projectID)
+	if err != nil {
+		return nil, nil, err
+	}
+	p.mu.Lock()
+	a, ok := p.agents[agentID]
+	p.mu.Unlock()
+	if !ok {
+		return nil, nil, errNotFound(agentID)
+	}
+	return p, a, nil
+}
+
+// ListAgents returns the records of a project, oldest first.
+func (e *Engine) ListAgents(projectID string) ([]*store.Record, error) {
+	p, err := e.project(projectID)
+	if err != nil {
+		return nil, err
+	}
+	return e.records(p), nil
+}
+
+func (e *Engine) records(p *project) []*store.Record {
+	as := p.list()
+	out := make([]*store.Record, 0, len(as))
+	for _, a := range as {
+		a.mu.Lock()
+		out = append(out, e.snapshot(a))
+		a.mu.Unlock()
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].CreatedAt.Equal(out[j].CreatedAt) {
+			return out[i].CreatedAt.Before(out[j].CreatedAt)
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out
+}
+
+// GetAgent returns one record.
+func (e *Engine) GetAgent(projectID, agentID string) (*store.Record, error) {
+	_, a, err := e.agent(projectID, agentID)
+	if err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return e.snapshot(a), nil
+}
+
+// AllAgents returns the records of every loaded project (the dashboard).
+func (e *Engine) AllAgents() []*store.Record {
+	e.mu.Lock()
+	ps := make([]*project, 0, len(e.projects))
+	for _, p := range e.projects {
+		ps = append(ps, p)
+	}
+	e.mu.Unlock()
+	sort.Slice(ps, func(i, j int) bool { return ps[i].info.CreatedAt.Before(ps[j].info.CreatedAt) })
+	var out []*store.Record
+	for _, p := range ps {
+		p.mu.Lock()
+		loaded := p.loaded
+		p.mu.Unlock()
+		if loaded {
+			out = append(out, e.records(p)...)
+		}
+	}
+	return out
+}
+
+// EventsPath is the project's events.jsonl.
+func (e *Engine) EventsPath(projectID string) (string, error) {
+	if _, err := e.project(projectID); err != nil {
+		return "", err
+	}
+	return e.st.EventsPath(projectID), nil
+}
+
+// Selected is the id of the selected project ("" if none).
+func (e *Engine) Selected() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.selected
+}

@@ -1,0 +1,69 @@
+package supervisor
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Error kinds. Each is the name the API and CLI report (seed 000's names, and
+// a few of our own for projects and validation). Check with errors.Is.
+var (
+	ErrNotFound         = errors.New("ProcessNotFound")
+	ErrAlreadyExists    = errors.New("ProcessAlreadyExists")
+	ErrAlreadyRunning   = errors.New("ProcessAlreadyRunning")
+	ErrNotRunning       = errors.New("ProcessNotRunning")
+	ErrStartFailed      = errors.New("ProcessStartFailed")
+	ErrStopFailed       = errors.New("ProcessStopFailed")
+	ErrIsRunning        = errors.New("ProcessIsRunning")
+	ErrNotResumable     = errors.New("ProcessNotResumable")
+	ErrProjectNotFound  = errors.New("ProjectNotFound")
+	ErrValidation       = errors.New("ValidationError")
+	ErrTransition       = errors.New("TransitionRefused")
+	ErrEngineLocked     = errors.New("EngineAlreadyRunning")
+	ErrProjectHasAgents = errors.New("ProjectHasLiveAgents")
+)
+
+// Error is an engine error: a kind (one of the sentinels above) and a message
+// for people that names the agent and what was wrong.
+type Error struct {
+	Kind    error
+	Message string
+}
+
+func (e *Error) Error() string { return e.Message }
+func (e *Error) Unwrap() error { return e.Kind }
+
+func newErr(kind error, format string, a ...any) error {
+	return &Error{Kind: kind, Message: fmt.Sprintf(format, a...)}
+}
+
+// Kinds lists every error kind, for callers that map kinds to codes.
+var Kinds = []error{ErrNotFound, ErrAlreadyExists, ErrAlreadyRunning, ErrNotRunning,
+	ErrStartFailed, ErrStopFailed, ErrIsRunning, ErrNotResumable, ErrProjectNotFound,
+	ErrValidation, ErrTransition, ErrEngineLocked, ErrProjectHasAgents}
+
+// KindName returns the name of err's kind ("ProcessNotFound", …), or
+// "InternalError" for an error of no known kind.
+func KindName(err error) string {
+	for _, k := range Kinds {
+		if errors.Is(err, k) {
+			return k.Error()
+		}
+	}
+	return "InternalError"
+}
+
+func errNotFound(id string) error { return newErr(ErrNotFound, "Process '%s' not found", id) }
+func errAlreadyExists(id string) error {
+	return newErr(ErrAlreadyExists, "Process '%s' already exists", id)
+}
+func errAlreadyRunning(id string) error {
+	return newErr(ErrAlreadyRunning, "Process '%s' is already running", id)
+}
+func errNotRunning(id string) error { return newErr(ErrNotRunning, "Process '%s' is not running", id) }
+func errStartFailed(id string, reason any) error {
+	return newErr(ErrStartFailed, "Failed to start process '%s': %v", id, reason)
+}
+func errStopFailed(id string, reason any) error {
+	return newErr(ErrStopFailed, "Failed to stop process '%s': %v", id, reason)
+}

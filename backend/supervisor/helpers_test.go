@@ -1,0 +1,241 @@
+package supervisor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jonboulle/clockwork"
+	"github.com/rs/zerolog"
+
+	"shepherd/backend/lifecycle"
+	"shepherd/backend/procid"
+	"shepherd/backend/store"
+)
+
+var shimPath string
+
+func TestMain(m *testing.M) {
+	if os.Getenv("SHEPHERD_TEST_ENGINE") != "" {
+		os.Exit(runChildEngine())
+	}
+	dir, err := os.MkdirTemp("", "shepherd-shim-")
+	if err != nil {
+		panic(err)
+	}
+	shimPath = filepath.Join(dir, "shepherd-shim")
+	if out, err := exec.Command("go", "build", "-o", shimPath, "shepherd/backend/shim/cmd/shepherd-shim").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build shim: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// recorder is an Emitter that keeps what it was given.
+type recorder struct {
+	mu     sync.Mutex
+	events []string
+	states []*store.Record
+}
+
+func (r *recorder) Emit(event string, data any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, event)
+	if rec, ok := data.(*store.Record); ok {
+		r.states = append(r.states, rec)
+	}
+}
+
+func (r *recorder) statuses(agentID string) []lifecycle.Status {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []lifecycle.Status
+	for _, s := range r.states {
+		if s.ID == agentID && (len(out) == 0 || out[len(out)-1] != s.Status) {
+			out = append(out, s.Status)
+		}
+	}
+	return out
+}
+
+type harness struct {
+	t       *testing.T
+	data    string
+	e       *Engine
+	rec     *recorder
+	project store.Project
+}
+
+// newHarness starts an engine over a fresh data folder with one project.
+func newHarness(t *testing.T, mods ...func(*Config)) *harness {
+	t.Helper()
+	h := &harness{t: t, data: filepath.Join(t.TempDir(), "data"), rec: &recorder{}}
+	h.e = h.engine(mods...)
+	p, created, err := h.e.AddProject(t.TempDir(), "proj")
+	if err != nil || !created {
+		t.Fatalf("AddProject: %v created=%v", err, created)
+	}
+	h.project = p
+	return h
+}
+
+// engine opens another engine over the harness's data folder.
+func (h *harness) engine(mods ...func(*Config)) *Engine {
+	h.t.Helper()
+	cfg := Config{DataDir: h.data, ShimPath: shimPath, Emitter: h.rec, Logger: zerolog.Nop()}
+	for _, m := range mods {
+		m(&cfg)
+	}
+	e, err := New(cfg)
+	if err != nil {
+		h.t.Fatalf("New: %v", err)
+	}
+	h.t.Cleanup(func() {
+		e.Close()
+		killAgents(h.t, e)
+	})
+	return e
+}
+
+// killAgents ends every process group this test's agents may have left.
+func killAgents(t *testing.T, e *Engine) {
+	for _, r := range e.AllAgents() {
+		if r.PID > 0 && procid.Compare(r.PID, r.ProcessStartTime) == procid.Same {
+			_ = syscall.Kill(-r.PID, syscall.SIGKILL)
+		}
+	}
+}
+
+func (h *harness) create(spec AgentSpec) *store.Record {
+	h.t.Helper()
+	if spec.GraceSec == 0 {
+		spec.GraceSec = 2
+	}
+	r, err := h.e.CreateAgent(h.project.ID, spec)
+	if err != nil {
+		h.t.Fatalf("CreateAgent(%s): %v", spec.ID, err)
+	}
+	return r
+}
+
+func (h *harness) start(id string) *store.Record {
+	h.t.Helper()
+	r, err := h.e.StartAgent(context.Background(), h.project.ID, id)
+	if err != nil {
+		h.t.Fatalf("StartAgent(%s): %v", id, err)
+	}
+	return r
+}
+
+func (h *harness) get(id string) *store.Record {
+	h.t.Helper()
+	r, err := h.e.GetAgent(h.project.ID, id)
+	if err != nil {
+		h.t.Fatalf("GetAgent(%s): %v", id, err)
+	}
+	return r
+}
+
+// waitStatus polls the engine until the agent has status want.
+func (h *harness) waitStatus(id string, want lifecycle.Status, within time.Duration) *store.Record {
+	h.t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		r := h.get(id)
+		if r.Status == want {
+			return r
+		}
+		if time.Now().After(deadline) {
+			h.t.Fatalf("agent %s: status %s after %s, want %s (error %q)", id, r.Status, within, want, r.Error)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// diskRecord reads the record file as the next engine would.
+func (h *harness) diskRecord(id string) *store.Record {
+	h.t.Helper()
+	b, err := os.ReadFile(filepath.Join(h.e.Store().AgentDir(h.project.ID, id), "record.json"))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	r, err := store.ParseRecord(b)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return r
+}
+
+func (h *harness) events() string {
+	h.t.Helper()
+	b, err := os.ReadFile(h.e.Store().EventsPath(h.project.ID))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return string(b)
+}
+
+func sh(script string) AgentSpec {
+	return AgentSpec{Command: "/bin/sh", Args: []string{"-c", script}}
+}
+
+func withID(id string, s AgentSpec) AgentSpec { s.ID = id; return s }
+
+func wantKind(t *testing.T, err, kind error, msg string) {
+	t.Helper()
+	if !errors.Is(err, kind) {
+		t.Fatalf("error %v, want kind %v", err, kind)
+	}
+	if msg != "" && !strings.Contains(err.Error(), msg) {
+		t.Fatalf("error %q does not say %q", err.Error(), msg)
+	}
+}
+
+// groupMembers lists the live pids of process group pgid.
+func groupMembers(pgid int) []int {
+	ents, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range ents {
+		var pid int
+		if _, err := fmt.Sscanf(e.Name(), "%d", &pid); err != nil {
+			continue
+		}
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		f := strings.Fields(s[i+2:])
+		var pg int
+		fmt.Sscanf(f[2], "%d", &pg)
+		if pg == pgid && f[0] != "Z" {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+func waitFor(t *testing.T, what string, within time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", within, what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func newFakeClock() *clockwork.FakeClock { return clockwork.NewFakeClockAt(time.Now()) }

@@ -1,0 +1,411 @@
+package supervisor
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"shepherd/backend/lifecycle"
+	"shepherd/backend/store"
+)
+
+// CreateAgent validates spec and writes a new not_started record. Nothing is
+// written when spec is invalid or the id is taken.
+func (e *Engine) CreateAgent(projectID string, spec AgentSpec) (*store.Record, error) {
+	p, err := e.project(projectID)
+	if err != nil {
+		return nil, err
+	}
+	if err := store.ValidID(spec.ID); err != nil {
+		return nil, newErr(ErrValidation, "agent %v", err)
+	}
+	if strings.TrimSpace(spec.Command) == "" {
+		return nil, newErr(ErrValidation, "agent '%s': command is empty", spec.ID)
+	}
+	cwd := spec.Cwd
+	if cwd == "" {
+		cwd = p.info.Path
+	}
+	if !filepath.IsAbs(cwd) {
+		cwd = filepath.Join(p.info.Path, cwd)
+	}
+	cwd = filepath.Clean(cwd)
+	if err := checkDir(cwd); err != nil {
+		return nil, newErr(ErrValidation, "agent '%s': cwd %v", spec.ID, err)
+	}
+	switch spec.Profile {
+	case "":
+		spec.Profile = store.ProfileGeneric
+	case store.ProfileGeneric, store.ProfileClaudeJSON:
+	default:
+		return nil, newErr(ErrValidation, "agent '%s': unknown profile %q (use %q or %q)",
+			spec.ID, spec.Profile, store.ProfileGeneric, store.ProfileClaudeJSON)
+	}
+	if spec.TimeoutSec < 0 {
+		return nil, newErr(ErrValidation, "agent '%s': timeoutSec must be 0 (none) or positive, not %d", spec.ID, spec.TimeoutSec)
+	}
+	if spec.GraceSec < 0 || spec.GraceSec > 3600 {
+		return nil, newErr(ErrValidation, "agent '%s': graceSec must be between 0 (default %d) and 3600, not %d", spec.ID, store.DefaultGraceSec, spec.GraceSec)
+	}
+	if spec.GraceSec == 0 {
+		spec.GraceSec = store.DefaultGraceSec
+	}
+	for k := range spec.Env {
+		if k == "" || strings.ContainsAny(k, "=\x00") {
+			return nil, newErr(ErrValidation, "agent '%s': environment variable name %q is not valid", spec.ID, k)
+		}
+	}
+	now := e.clock.Now().UTC()
+	rec := &store.Record{
+		ID: spec.ID, ProjectID: projectID, Name: spec.Name, Command: spec.Command,
+		Args: append([]string{}, spec.Args...), Env: spec.Env, Cwd: cwd, Profile: spec.Profile,
+		ResumeArgs: spec.ResumeArgs, KeepAlive: spec.KeepAlive, AutoStartOnRestore: spec.AutoStartOnRestore,
+		TimeoutSec: spec.TimeoutSec, GraceSec: spec.GraceSec, StaleCheck: spec.StaleCheck,
+		Status: lifecycle.NotStarted, Desired: lifecycle.DesiredStopped, Attached: true,
+		CreatedAt: now, LogPath: e.st.LogPath(projectID, spec.ID),
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, ok := p.agents[spec.ID]; ok {
+		return nil, errAlreadyExists(spec.ID)
+	}
+	if err := e.st.SaveRecord(rec); err != nil {
+		return nil, fmt.Errorf("write record of '%s': %w", spec.ID, err)
+	}
+	a := &agent{rec: rec}
+	p.agents[spec.ID] = a
+	e.appendEvent(projectID, store.Event{Time: now, Event: "created", AgentID: spec.ID, To: string(lifecycle.NotStarted)})
+	e.log.Info().Str("project", projectID).Str("agent", spec.ID).Str("command", spec.Command).Msg("agent created")
+	snap := rec.Clone()
+	e.emit(EventAgentState, snap)
+	return snap, nil
+}
+
+// StartAgent starts a not-live agent with its args. Of two concurrent starts
+// of one agent exactly one succeeds; the other gets ProcessAlreadyRunning.
+func (e *Engine) StartAgent(ctx context.Context, projectID, agentID string) (*store.Record, error) {
+	_, a, err := e.agent(projectID, agentID)
+	if err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if err := e.startLocked(a, a.rec.Args, "start", func(r *store.Record) { r.AutoResumeCount = 0 }); err != nil {
+		return nil, err
+	}
+	return e.snapshot(a), nil
+}
+
+// startLocked spawns a run of a with args. a.mu is held.
+func (e *Engine) startLocked(a *agent, args []string, reason string, mut func(r *store.Record)) error {
+	id := a.rec.ID
+	if a.rec.Status.Live() {
+		return errAlreadyRunning(id)
+	}
+	prev := a.rec.Status
+	if err := e.apply(a, lifecycle.Spawning, reason, func(r *store.Record) { r.Desired = lifecycle.DesiredRunning }); err != nil {
+		return err
+	}
+	now := e.clock.Now().UTC()
+	rn, err := e.spawn(a.rec, args)
+	if err != nil {
+		msg := errStartFailed(id, err)
+		if aerr := e.apply(a, prev, "spawn failed", func(r *store.Record) { r.Error = msg.Error() }); aerr != nil {
+			e.log.Error().Err(aerr).Str("agent", id).Msg("cannot restore status after failed spawn")
+		}
+		return msg
+	}
+	err = e.apply(a, lifecycle.Running, reason, func(r *store.Record) {
+		r.PID, r.ProcessStartTime, r.ShimPID, r.BootID = rn.pid, rn.startTime, rn.shimPID, e.bootID
+		r.Attached = true
+		r.StartedAt, r.StoppedAt, r.LastActivityAt = &now, nil, &now
+		r.ExitCode, r.Signal, r.ExitReason, r.Error = nil, "", "", ""
+		if mut != nil {
+			mut(r)
+		}
+	})
+	if err != nil {
+		// The process runs but its record could not be written: stop it
+		// rather than leave an agent no record knows of.
+		_ = syscall.Kill(-rn.pid, syscall.SIGKILL)
+		return errStartFailed(id, err)
+	}
+	e.watchRun(a, rn)
+	return nil
+}
+
+// watchRun adopts rn as a's live run: arms its timeout and waits for its
+// exit (layer 1). a.mu is held.
+func (e *Engine) watchRun(a *agent, rn *run) {
+	a.run = rn
+	if t := a.rec.TimeoutSec; t > 0 && a.rec.Status == lifecycle.Running {
+		left := time.Duration(t) * time.Second
+		if a.rec.StartedAt != nil {
+			left -= e.clock.Since(*a.rec.StartedAt)
+		}
+		if left < 0 {
+			left = 0
+		}
+		rn.timer = e.clock.AfterFunc(left, func() { e.onTimeout(a, rn) })
+	}
+	go e.watchExit(a, rn)
+}
+
+// onTimeout is layer 2: running past timeoutSec → timed_out → graceful stop.
+func (e *Engine) onTimeout(a *agent, rn *run) {
+	a.mu.Lock()
+	if a.run != rn || a.rec.Status != lifecycle.Running {
+		a.mu.Unlock()
+		return
+	}
+	t := a.rec.TimeoutSec
+	if err := e.apply(a, lifecycle.TimedOut, "timeout", func(r *store.Record) {
+		r.Desired = lifecycle.DesiredStopped
+		r.Error = fmt.Sprintf("Timed out after %d s", t)
+	}); err != nil {
+		a.mu.Unlock()
+		return
+	}
+	e.appendEvent(a.rec.ProjectID, store.Event{Time: e.clock.Now().UTC(), Event: "auto-execution:timeout",
+		AgentID: a.rec.ID, Data: map[string]any{"timeoutSec": t, "pid": rn.pid}})
+	grace := time.Duration(a.rec.GraceSec) * time.Second
+	done, err := e.beginStop(a, rn, "timeout")
+	a.mu.Unlock()
+	if err == nil {
+		e.finishStop(a, rn, done, grace, lifecycle.ReasonTimedOut)
+	}
+}
+
+// StopAgent stops a live agent: SIGTERM to its group, grace (nil: the
+// agent's graceSec), SIGKILL, and confirms the group is gone.
+func (e *Engine) StopAgent(ctx context.Context, projectID, agentID string, grace *time.Duration) (*store.Record, error) {
+	_, a, err := e.agent(projectID, agentID)
+	if err != nil {
+		return nil, err
+	}
+	return e.stop(ctx, a, grace)
+}
+
+func (e *Engine) stop(ctx context.Context, a *agent, grace *time.Duration) (*store.Record, error) {
+	a.mu.Lock()
+	if !a.rec.Status.Live() || a.run == nil {
+		a.mu.Unlock()
+		return nil, errNotRunning(a.rec.ID)
+	}
+	rn := a.run
+	if rn.stopDone != nil {
+		// Already stopping (a timeout, or another caller): wait for that.
+		done := rn.stopDone
+		a.mu.Unlock()
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		return e.snapshot(a), rn.stopErr
+	}
+	g := time.Duration(a.rec.GraceSec) * time.Second
+	if grace != nil {
+		g = *grace
+	}
+	if err := e.update(a, func(r *store.Record) { r.Desired = lifecycle.DesiredStopped }); err != nil {
+		a.mu.Unlock()
+		return nil, err
+	}
+	done, err := e.beginStop(a, rn, "stop")
+	a.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	e.finishStop(a, rn, done, g, lifecycle.ReasonStoppedByUser)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return e.snapshot(a), rn.stopErr
+}
+
+// beginStop moves a running (or timed-out) agent to stopping and marks the
+// run as being stopped. a.mu is held.
+func (e *Engine) beginStop(a *agent, rn *run, reason string) (chan struct{}, error) {
+	if a.rec.Status != lifecycle.Stopping && a.rec.Status != lifecycle.Killing {
+		if err := e.apply(a, lifecycle.Stopping, reason, nil); err != nil {
+			return nil, err
+		}
+	}
+	rn.stopDone = make(chan struct{})
+	return rn.stopDone, nil
+}
+
+// finishStop signals the group and waits: TERM, grace, KILL, then confirms
+// the whole group is gone and records the final status. It runs without
+// a.mu and closes done at the end.
+func (e *Engine) finishStop(a *agent, rn *run, done chan struct{}, grace time.Duration, reason lifecycle.ExitReason) {
+	defer close(done)
+	pgid := rn.pid
+	_ = signalGroup(pgid, syscall.SIGTERM)
+	gone := e.waitGone(rn, grace)
+	if !gone {
+		a.mu.Lock()
+		if a.rec.Status == lifecycle.Stopping {
+			_ = e.apply(a, lifecycle.Killing, "grace elapsed", nil)
+		}
+		a.mu.Unlock()
+		_ = signalGroup(pgid, syscall.SIGKILL)
+		gone = e.waitGone(rn, e.cfg.KillConfirm)
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.run != rn {
+		return
+	}
+	if !gone {
+		rn.stopErr = errStopFailed(a.rec.ID, fmt.Sprintf("process group %d is still alive after SIGKILL", pgid))
+		_ = e.update(a, func(r *store.Record) { r.Error = rn.stopErr.Error() })
+		return
+	}
+	if rn.timer != nil {
+		rn.timer.Stop()
+	}
+	now := e.clock.Now().UTC()
+	err := e.apply(a, lifecycle.Stopped, string(reason), func(r *store.Record) {
+		r.ExitReason = reason
+		setExit(r, rn.exit, now)
+		if reason != lifecycle.ReasonTimedOut {
+			r.Error = ""
+		}
+	})
+	if err != nil {
+		rn.stopErr = err
+		return
+	}
+	a.run = nil
+}
+
+// waitGone waits up to d for the run's exit to be handled and its whole
+// process group to be gone.
+func (e *Engine) waitGone(rn *run, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for {
+		select {
+		case <-rn.exited:
+			if !groupAlive(rn.pid) {
+				return true
+			}
+		default:
+		}
+		if !time.Now().Before(deadline) {
+			return false
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// setExit copies a shim's exit status into a record.
+func setExit(r *store.Record, st *store.ExitStatus, fallback time.Time) {
+	r.StoppedAt = &fallback
+	if st == nil {
+		return
+	}
+	at := st.ExitedAt.UTC()
+	if !at.IsZero() {
+		r.StoppedAt = &at
+	}
+	r.ExitCode = st.ExitCode
+	r.Signal = st.Signal
+}
+
+// StopAll stops every live agent of a project at once.
+func (e *Engine) StopAll(ctx context.Context, projectID string) ([]StopResult, error) {
+	p, err := e.project(projectID)
+	if err != nil {
+		return nil, err
+	}
+	var live []*agent
+	for _, a := range p.list() {
+		a.mu.Lock()
+		if a.rec.Status.Live() {
+			live = append(live, a)
+		}
+		a.mu.Unlock()
+	}
+	res := make([]StopResult, len(live))
+	var wg sync.WaitGroup
+	for i, a := range live {
+		a.mu.Lock()
+		id := a.rec.ID
+		a.mu.Unlock()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r, err := e.stop(ctx, a, nil)
+			res[i] = StopResult{AgentID: id, Record: r}
+			if err != nil {
+				res[i].Error = err.Error()
+			}
+		}()
+	}
+	wg.Wait()
+	e.appendEvent(projectID, store.Event{Time: e.clock.Now().UTC(), Event: "stop-all", Data: map[string]any{"agents": len(live)}})
+	return res, nil
+}
+
+// RemoveAgent forgets an agent. A live agent needs force, which stops it
+// first. The log is kept unless deleteLog.
+func (e *Engine) RemoveAgent(ctx context.Context, projectID, agentID string, force, deleteLog bool) error {
+	p, a, err := e.agent(projectID, agentID)
+	if err != nil {
+		return err
+	}
+	a.mu.Lock()
+	live := a.rec.Status.Live()
+	a.mu.Unlock()
+	if live {
+		if !force {
+			return newErr(ErrIsRunning, "Process is running. Stop it before removing.")
+		}
+		if _, err := e.stop(ctx, a, nil); err != nil && !isKind(err, ErrNotRunning) {
+			return err
+		}
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.rec.Status.Live() {
+		return newErr(ErrIsRunning, "Process is running. Stop it before removing.")
+	}
+	if err := e.st.RemoveAgent(projectID, agentID, !deleteLog); err != nil {
+		return fmt.Errorf("remove agent '%s': %w", agentID, err)
+	}
+	p.mu.Lock()
+	delete(p.agents, agentID)
+	p.mu.Unlock()
+	e.appendEvent(projectID, store.Event{Time: e.clock.Now().UTC(), Event: "removed", AgentID: agentID,
+		From: string(a.rec.Status), Data: map[string]any{"logDeleted": deleteLog}})
+	e.log.Info().Str("project", projectID).Str("agent", agentID).Bool("logDeleted", deleteLog).Msg("agent removed")
+	e.emit(EventAgentRemoved, AgentRef{ProjectID: projectID, AgentID: agentID})
+	return nil
+}
+
+// LogTail returns the last n lines of an agent's log (n <= 0: 1000).
+func (e *Engine) LogTail(projectID, agentID string, n int) ([]byte, error) {
+	_, a, err := e.agent(projectID, agentID)
+	if err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	path := a.rec.LogPath
+	a.mu.Unlock()
+	if n <= 0 {
+		n = 1000
+	}
+	b, err := tailLines(path, n, 16<<20)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	return b, err
+}

@@ -1,0 +1,277 @@
+package supervisor
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"shepherd/backend/lifecycle"
+	"shepherd/backend/procid"
+	"shepherd/backend/shim"
+	"shepherd/backend/store"
+)
+
+// helloTimeout bounds the wait for the shim to report the agent's pid.
+const helloTimeout = 10 * time.Second
+
+// spawn starts rec's command with args under a new shim and returns the run.
+// The shim is a session leader; the agent gets a process group of its own,
+// stdin from /dev/null, stdout and stderr appended to agent.log.
+func (e *Engine) spawn(rec *store.Record, args []string) (*run, error) {
+	env := agentEnv(rec)
+	path, err := resolveCommand(rec.Command, rec.Cwd, env)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkDir(rec.Cwd); err != nil {
+		return nil, fmt.Errorf("cwd %v", err)
+	}
+	exitPath := e.st.ExitPath(rec.ProjectID, rec.ID)
+	runPath := e.st.RunPath(rec.ProjectID, rec.ID)
+	// A status left by an earlier run must not be taken for this one's.
+	for _, p := range []string{exitPath, runPath} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, err
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(rec.LogPath), 0o700); err != nil {
+		return nil, err
+	}
+	logf, err := os.OpenFile(rec.LogPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open log: %w", err)
+	}
+	defer logf.Close()
+
+	opts := shim.Options{Path: path, Argv: append([]string{rec.Command}, args...), Dir: rec.Cwd,
+		Log: rec.LogPath, ExitFile: exitPath, RunFile: runPath,
+		Grace: time.Duration(rec.GraceSec) * time.Second}
+	cmd := exec.Command(e.cfg.ShimPath, opts.Args()...)
+	cmd.Env = env
+	cmd.Dir = rec.Cwd
+	cmd.Stderr = logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start shim %s: %w", e.cfg.ShimPath, err)
+	}
+	// The shim is our child while we live; reap it whenever it ends.
+	go func() { _ = cmd.Wait() }()
+
+	h, err := readHello(out)
+	if err != nil {
+		_ = syscall.Kill(cmd.Process.Pid, syscall.SIGKILL)
+		return nil, err
+	}
+	if h.Error != "" {
+		return nil, errors.New(h.Error)
+	}
+	rn := &run{pid: h.PID, shimPID: cmd.Process.Pid, exited: make(chan struct{})}
+	// The start time is what tells this process from a later one with
+	// the same pid; an agent that is already gone has none, and its exit
+	// status is read from the shim's file as usual.
+	rn.startTime, _ = procid.StartTime(h.PID)
+	return rn, nil
+}
+
+func readHello(r io.Reader) (shim.Hello, error) {
+	type res struct {
+		h   shim.Hello
+		err error
+	}
+	ch := make(chan res, 1)
+	go func() {
+		line, err := bufio.NewReader(r).ReadBytes('\n')
+		if err != nil && len(line) == 0 {
+			ch <- res{err: fmt.Errorf("shim ended before starting the agent: %w", err)}
+			return
+		}
+		var h shim.Hello
+		if err := json.Unmarshal(line, &h); err != nil {
+			ch <- res{err: fmt.Errorf("shim answered %q: %w", strings.TrimSpace(string(line)), err)}
+			return
+		}
+		ch <- res{h: h}
+	}()
+	select {
+	case r := <-ch:
+		return r.h, r.err
+	case <-time.After(helloTimeout):
+		return shim.Hello{}, fmt.Errorf("shim did not report the agent's pid within %s", helloTimeout)
+	}
+}
+
+// agentEnv is the engine's environment with the agent's own on top, plus
+// variables that tell the agent who it is.
+func agentEnv(rec *store.Record) []string {
+	m := map[string]string{}
+	var order []string
+	set := func(k, v string) {
+		if _, ok := m[k]; !ok {
+			order = append(order, k)
+		}
+		m[k] = v
+	}
+	for _, kv := range os.Environ() {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			set(k, v)
+		}
+	}
+	for k, v := range rec.Env {
+		set(k, v)
+	}
+	set("SHEPHERD_AGENT_ID", rec.ID)
+	set("SHEPHERD_PROJECT_ID", rec.ProjectID)
+	out := make([]string, 0, len(order))
+	for _, k := range order {
+		out = append(out, k+"="+m[k])
+	}
+	return out
+}
+
+// resolveCommand finds the executable the way a shell would: a name with a
+// slash is a path (relative to cwd), any other name is looked up in the
+// agent's PATH.
+func resolveCommand(command, cwd string, env []string) (string, error) {
+	if strings.Contains(command, "/") {
+		p := command
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(cwd, p)
+		}
+		if err := executable(p); err != nil {
+			return "", fmt.Errorf("%s: %w", command, err)
+		}
+		return p, nil
+	}
+	pathVar := ""
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "PATH=") {
+			pathVar = kv[5:]
+		}
+	}
+	for _, dir := range filepath.SplitList(pathVar) {
+		if dir == "" {
+			dir = "."
+		}
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(cwd, dir)
+		}
+		p := filepath.Join(dir, command)
+		if executable(p) == nil {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("exec: %q: executable file not found in $PATH", command)
+}
+
+func executable(p string) error {
+	fi, err := os.Stat(p)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return errors.New("no such file")
+		}
+		return err
+	}
+	if fi.IsDir() {
+		return errors.New("is a folder")
+	}
+	if fi.Mode().Perm()&0o111 == 0 {
+		return errors.New("permission denied (not executable)")
+	}
+	return nil
+}
+
+// watchExit is layer 1: it waits for the agent's process to end (a pidfd
+// or kqueue wakes it at once), then reads the exit status the shim wrote.
+func (e *Engine) watchExit(a *agent, rn *run) {
+	if err := procid.WaitExit(e.ctx, rn.pid); err != nil {
+		return // the engine is closing; the next one re-attaches
+	}
+	st := e.awaitExitStatus(a, rn)
+	e.onExit(a, rn, st)
+}
+
+// awaitExitStatus reads the shim's exit.json for this run. The shim writes
+// it right after reaping the agent, so it is usually there within a
+// millisecond; if the shim itself is gone without writing it, there is none.
+func (e *Engine) awaitExitStatus(a *agent, rn *run) *store.ExitStatus {
+	a.mu.Lock()
+	path := e.st.ExitPath(a.rec.ProjectID, a.rec.ID)
+	a.mu.Unlock()
+	deadline := time.Now().Add(3 * time.Second)
+	for i := 0; ; i++ {
+		st, err := store.ReadExit(path)
+		if err == nil && st != nil && st.PID == rn.pid {
+			return st
+		}
+		shimGone := rn.shimPID == 0 || !procid.Alive(rn.shimPID)
+		if (shimGone && i > 0) || time.Now().After(deadline) {
+			return nil
+		}
+		if i < 50 {
+			time.Sleep(time.Millisecond)
+		} else {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
+// onExit records the end of a run the engine saw itself. A run that is
+// being stopped is finished by the stopper; a running one is judged by its
+// exit code.
+func (e *Engine) onExit(a *agent, rn *run, st *store.ExitStatus) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.run != rn {
+		return
+	}
+	rn.exit = st
+	defer close(rn.exited)
+	if a.rec.Status != lifecycle.Running {
+		return // stopping/killing/timed out: finishStop completes it
+	}
+	if rn.timer != nil {
+		rn.timer.Stop()
+	}
+	now := e.clock.Now().UTC()
+	var to lifecycle.Status
+	var reason lifecycle.ExitReason
+	var msg string
+	switch {
+	case st == nil:
+		to, reason = lifecycle.Interrupted, lifecycle.ReasonUnknown
+		msg = "Process ended but its exit status could not be read (its shim was killed)"
+	case st.ExitCode != nil && *st.ExitCode == 0:
+		to, reason = lifecycle.Completed, lifecycle.ReasonCompleted
+	case st.ExitCode != nil:
+		to, reason = lifecycle.Failed, lifecycle.ReasonFailed
+		msg = fmt.Sprintf("Process exited with code %d", *st.ExitCode)
+	default:
+		to, reason = lifecycle.Failed, lifecycle.ReasonCrashed
+		msg = fmt.Sprintf("Process was killed by %s", st.Signal)
+	}
+	err := e.apply(a, to, "exit", func(r *store.Record) {
+		r.ExitReason = reason
+		r.Error = msg
+		setExit(r, st, now)
+	})
+	if err == nil {
+		a.run = nil
+	}
+}
+
+func signalGroup(pgid int, sig syscall.Signal) error { return procid.SignalGroup(pgid, sig) }
+func groupAlive(pgid int) bool                       { return procid.GroupAlive(pgid) }
+
+func isKind(err, kind error) bool { return errors.Is(err, kind) }

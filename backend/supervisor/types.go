@@ -1,0 +1,86 @@
+package supervisor
+
+import (
+	"shepherd/backend/store"
+)
+
+// Emitter receives every pushed event (the GUI bridges it to Wails events;
+// tests pass a recorder).
+type Emitter interface {
+	Emit(event string, data any)
+}
+
+// Event names pushed through the Emitter.
+const (
+	EventAgentState    = "agent:state"    // data: *store.Record after a transition
+	EventProjectSynced = "project:synced" // data: *SyncSummary
+	EventAgentRemoved  = "agent:removed"  // data: AgentRef
+)
+
+// AgentRef names one agent.
+type AgentRef struct {
+	ProjectID string `json:"projectId"`
+	AgentID   string `json:"agentId"`
+}
+
+// AgentSpec is what create takes: the user-set fields of a record.
+type AgentSpec struct {
+	ID                 string            `json:"id"`
+	Name               string            `json:"name,omitempty"`
+	Command            string            `json:"command"`
+	Args               []string          `json:"args,omitempty"`
+	Env                map[string]string `json:"env,omitempty"`
+	Cwd                string            `json:"cwd,omitempty"` // default: the project folder
+	Profile            string            `json:"profile,omitempty"`
+	ResumeArgs         []string          `json:"resumeArgs,omitempty"`
+	KeepAlive          bool              `json:"keepAlive,omitempty"`
+	AutoStartOnRestore bool              `json:"autoStartOnRestore,omitempty"`
+	TimeoutSec         int               `json:"timeoutSec,omitempty"`
+	GraceSec           int               `json:"graceSec,omitempty"` // 0: default 10
+	StaleCheck         *bool             `json:"staleCheck,omitempty"`
+}
+
+// Outcome names of a sync, as counted in SyncSummary.Counts.
+const (
+	OutcomeRunning           = "running"             // supervised by this engine already
+	OutcomeReattached        = "reattached"          // alive, same identity, adopted
+	OutcomeExitedWhileClosed = "exited_while_closed" // dead, exit status known
+	OutcomeUnknownExit       = "unknown_exit"        // dead, no exit status
+	OutcomePIDReused         = "pid_reused"
+	OutcomeOtherBoot         = "other_boot"
+	OutcomeUnchanged         = "unchanged" // not live, nothing to do
+	OutcomeCorrupt           = "corrupt"
+	OutcomeAutoStarted       = "auto_started"
+)
+
+// AgentOutcome is what the sync did to one agent.
+type AgentOutcome struct {
+	AgentID  string `json:"agentId"`
+	Outcome  string `json:"outcome"`
+	Status   string `json:"status"`
+	ExitCode *int   `json:"exitCode,omitempty"`
+	Detail   string `json:"detail,omitempty"`
+}
+
+// CorruptRecord reports a record that could not be read and was moved aside.
+type CorruptRecord struct {
+	AgentID string `json:"agentId"`
+	MovedTo string `json:"movedTo"`
+	Problem string `json:"problem"`
+}
+
+// SyncSummary is the result of the load-time sanity check of one project.
+type SyncSummary struct {
+	ProjectID string          `json:"projectId"`
+	Total     int             `json:"total"`
+	Counts    map[string]int  `json:"counts"`
+	Agents    []AgentOutcome  `json:"agents"`
+	Corrupt   []CorruptRecord `json:"corrupt,omitempty"`
+}
+
+// StopResult is one agent's outcome of stop-all.
+type StopResult struct {
+	AgentID string        `json:"agentId"`
+	Record  *store.Record `json:"record,omitempty"`
+	Error   string        `json:"error,omitempty"`
+}
