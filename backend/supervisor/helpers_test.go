@@ -110,9 +110,21 @@ func (h *harness) engine(mods ...func(*Config)) *Engine {
 
 // killAgents ends every process group this test's agents may have left.
 func killAgents(t *testing.T, e *Engine) {
+	var shims []int
 	for _, r := range e.AllAgents() {
 		if r.PID > 0 && procid.Compare(r.PID, r.ProcessStartTime) == procid.Same {
 			_ = syscall.Kill(-r.PID, syscall.SIGKILL)
+		}
+		if r.ShimPID > 0 {
+			shims = append(shims, r.ShimPID)
+		}
+	}
+	// The shims write exit.json after the kill; let them finish before the
+	// test's folders are removed.
+	deadline := time.Now().Add(3 * time.Second)
+	for _, s := range shims {
+		for procid.Alive(s) && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
 		}
 	}
 }
