@@ -49,6 +49,13 @@ type Engine struct {
 	mu       sync.Mutex
 	projects map[string]*project
 	selected string
+
+	watchers sync.WaitGroup // exit watchers, waited for by Close
+
+	// groupAlive tells whether a process group still has a live member.
+	// Tests replace it to stand for a group that survives SIGKILL, which
+	// no real process here can be made to do.
+	groupAlive func(pgid int) bool
 }
 
 type project struct {
@@ -99,7 +106,7 @@ func New(cfg Config) (*Engine, error) {
 		return nil, fmt.Errorf("read boot identity: %w", err)
 	}
 	e := &Engine{cfg: cfg, st: st, clock: cfg.Clock, log: cfg.Logger, bootID: boot,
-		projects: map[string]*project{}}
+		projects: map[string]*project{}, groupAlive: procid.GroupAlive}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
 	ps, err := st.LoadProjects()
 	if err != nil {
@@ -111,10 +118,12 @@ func New(cfg Config) (*Engine, error) {
 	return e, nil
 }
 
-// Close stops watching and stops the timers. Agents keep running: they are
-// durable, and the next engine re-attaches them.
+// Close stops watching and stops the timers, and returns once no watcher
+// will write again. Agents keep running: they are durable, and the next
+// engine re-attaches them.
 func (e *Engine) Close() {
 	e.cancel()
+	defer e.watchers.Wait()
 	e.mu.Lock()
 	ps := make([]*project, 0, len(e.projects))
 	for _, p := range e.projects {

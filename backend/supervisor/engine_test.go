@@ -59,7 +59,7 @@ func TestTC001StartStopCycle(t *testing.T) {
 	if r.Signal != "SIGTERM" || r.StoppedAt == nil {
 		t.Fatalf("stopped by %q at %v, want SIGTERM", r.Signal, r.StoppedAt)
 	}
-	if groupAlive(r.PID) {
+	if procid.GroupAlive(r.PID) {
 		t.Fatal("group still alive after stop")
 	}
 	want := []lifecycle.Status{lifecycle.NotStarted, lifecycle.Spawning, lifecycle.Running, lifecycle.Stopping, lifecycle.Stopped}
@@ -306,7 +306,7 @@ func TestLeftoversStoppedAfterMainExits(t *testing.T) {
 	h.create(withID("a", sh(`sleep 300 & setsid sleep 300 & echo $! > `+pidFile+`; sleep 0.2; exit 0`)))
 	r := h.start("a")
 	r = h.waitStatus("a", lifecycle.Completed, 5*time.Second)
-	waitFor(t, "group gone", 5*time.Second, func() bool { return !groupAlive(r.PID) })
+	waitFor(t, "group gone", 5*time.Second, func() bool { return !procid.GroupAlive(r.PID) })
 	b, err := os.ReadFile(pidFile)
 	if err != nil {
 		t.Fatal(err)
@@ -338,7 +338,7 @@ func TestTimeout(t *testing.T) {
 	if r.ExitReason != lifecycle.ReasonTimedOut || r.Error != "Timed out after 60 s" || r.Desired != lifecycle.DesiredStopped {
 		t.Fatalf("reason %s error %q desired %s", r.ExitReason, r.Error, r.Desired)
 	}
-	if groupAlive(r.PID) {
+	if procid.GroupAlive(r.PID) {
 		t.Fatal("timed-out group still alive")
 	}
 	ev := h.events()
@@ -389,7 +389,7 @@ func TestStopAllAndRemove(t *testing.T) {
 	if err := h.e.RemoveAgent(context.Background(), h.project.ID, "b", true, true); err != nil {
 		t.Fatal(err)
 	}
-	if groupAlive(r.PID) {
+	if procid.GroupAlive(r.PID) {
 		t.Fatal("forced remove left the process running")
 	}
 	if _, err := os.Stat(h.e.Store().AgentDir(h.project.ID, "b")); !os.IsNotExist(err) {
@@ -400,8 +400,8 @@ func TestStopAllAndRemove(t *testing.T) {
 }
 
 func TestProcessStopFailedWhenGroupOutlivesKill(t *testing.T) {
-	// KillConfirm so short that the group cannot be confirmed gone.
-	h := newHarness(t, func(c *Config) { c.KillConfirm = time.Nanosecond })
+	h := newHarness(t, func(c *Config) { c.KillConfirm = 100 * time.Millisecond })
+	h.e.groupAlive = func(int) bool { return true } // a group that outlives SIGKILL
 	h.create(withID("a", sh(`trap "" TERM; exec sleep 300`)))
 	h.start("a")
 	g := 50 * time.Millisecond

@@ -153,6 +153,7 @@ func (e *Engine) watchRun(a *agent, rn *run) {
 		}
 		rn.timer = e.clock.AfterFunc(left, func() { e.onTimeout(a, rn) })
 	}
+	e.watchers.Add(1)
 	go e.watchExit(a, rn)
 }
 
@@ -294,7 +295,7 @@ func (e *Engine) waitGone(rn *run, d time.Duration) bool {
 	for {
 		select {
 		case <-rn.exited:
-			if !groupAlive(rn.pid) {
+			if !e.groupAlive(rn.pid) {
 				return true
 			}
 		default:

@@ -195,6 +195,7 @@ func executable(p string) error {
 // watchExit is layer 1: it waits for the agent's process to end (a pidfd
 // or kqueue wakes it at once), then reads the exit status the shim wrote.
 func (e *Engine) watchExit(a *agent, rn *run) {
+	defer e.watchers.Done()
 	if err := procid.WaitExit(e.ctx, rn.pid); err != nil {
 		return // the engine is closing; the next one re-attaches
 	}
@@ -272,6 +273,5 @@ func (e *Engine) onExit(a *agent, rn *run, st *store.ExitStatus) {
 }
 
 func signalGroup(pgid int, sig syscall.Signal) error { return procid.SignalGroup(pgid, sig) }
-func groupAlive(pgid int) bool                       { return procid.GroupAlive(pgid) }
 
 func isKind(err, kind error) bool { return errors.Is(err, kind) }
