@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -67,33 +68,43 @@ func groupHasLiveMember(pgid int) bool {
 	return false
 }
 
-// waitExit uses a pidfd: it becomes readable when the process exits, with no
-// polling, whether or not the process is our child.
+// waitExit uses a pidfd: it becomes readable when the process exits, whether
+// or not the process is our child. The pidfd is handed to Go's network
+// poller, so a waiting agent costs no thread and no CPU until it exits.
 func waitExit(ctx context.Context, pid int) error {
-	fd, err := unix.PidfdOpen(pid, 0)
+	fd, err := unix.PidfdOpen(pid, unix.PIDFD_NONBLOCK)
 	if err != nil {
 		if errors.Is(err, unix.ESRCH) {
 			return nil
 		}
 		return pollExit(ctx, pid)
 	}
-	defer unix.Close(fd)
-	for {
-		if isZombie(pid) {
-			return nil
-		}
-		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-		// A bounded wait so a cancelled ctx is noticed; the exit itself
-		// wakes poll at once.
-		n, err := unix.Poll(fds, 250)
-		if err != nil && !errors.Is(err, unix.EINTR) {
-			return pollExit(ctx, pid)
-		}
-		if n > 0 {
-			return nil
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
+	f := os.NewFile(uintptr(fd), "pidfd")
+	defer f.Close()
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return pollExit(ctx, pid)
 	}
+	stop := context.AfterFunc(ctx, func() { _ = f.SetReadDeadline(time.Now()) })
+	defer stop()
+	var perr error
+	err = rc.Read(func(fd uintptr) bool {
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		n, err := unix.Poll(fds, 0)
+		if err != nil && !errors.Is(err, unix.EINTR) {
+			perr = err
+			return true
+		}
+		return n > 0
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return pollExit(ctx, pid)
+	}
+	if perr != nil {
+		return pollExit(ctx, pid)
+	}
+	return nil
 }

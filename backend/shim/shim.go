@@ -25,8 +25,16 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Hello is the one line the shim writes on its stdout: the agent's pid, or
-// why it could not be started.
+// StatusFD is the descriptor of the status pipe the engine gives the shim.
+// The shim writes two JSON lines on it: a Hello once the agent is started (or
+// could not be), and the agent's ExitStatus when it ends — the same status it
+// writes to exit.json, sent first so that an engine that is listening learns
+// of the exit without waiting for the disk. If the engine is gone the writes
+// fail quietly: the pipe is not stdout, so there is no SIGPIPE.
+const StatusFD = 3
+
+// Hello is the first line on the status pipe: the agent's pid, or why it
+// could not be started.
 type Hello struct {
 	PID   int    `json:"pid,omitempty"`
 	Error string `json:"error,omitempty"`
@@ -51,7 +59,8 @@ func (o Options) Args() []string {
 }
 
 // Main runs the shim with args (os.Args[1:]) and returns its exit code.
-func Main(args []string, stdout io.WriteCloser) int {
+// status is the status pipe (nil when the shim was started without one).
+func Main(args []string, status io.WriteCloser) int {
 	var o Options
 	fs := flag.NewFlagSet("shepherd-shim", flag.ContinueOnError)
 	fs.StringVar(&o.Path, "path", "", "executable")
@@ -68,16 +77,23 @@ func Main(args []string, stdout io.WriteCloser) int {
 		fmt.Fprintln(os.Stderr, "shepherd-shim: usage: shepherd-shim --path P --log F --exit F [--run F] [--dir D] [--grace G] -- argv...")
 		return 2
 	}
-	return run(o, stdout)
+	if status == nil {
+		status = nopCloser{io.Discard}
+	}
+	return run(o, status)
 }
 
-func hello(w io.WriteCloser, h Hello) {
-	b, _ := json.Marshal(h)
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
+
+func send(w io.Writer, v any) {
+	b, _ := json.Marshal(v)
 	_, _ = w.Write(append(b, '\n'))
-	_ = w.Close()
 }
 
-func run(o Options, stdout io.WriteCloser) int {
+func run(o Options, status io.WriteCloser) int {
+	defer status.Close()
 	becomeSubreaper()
 	// Signals sent to the shim (its session was hung up, someone sent it
 	// TERM) are passed on to the agent's group rather than ending the shim,
@@ -87,12 +103,12 @@ func run(o Options, stdout io.WriteCloser) int {
 
 	logf, err := os.OpenFile(o.Log, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
-		hello(stdout, Hello{Error: err.Error()})
+		send(status, Hello{Error: err.Error()})
 		return 127
 	}
 	null, err := os.Open(os.DevNull)
 	if err != nil {
-		hello(stdout, Hello{Error: err.Error()})
+		send(status, Hello{Error: err.Error()})
 		return 127
 	}
 	pid, err := syscall.ForkExec(o.Path, o.Argv, &syscall.ProcAttr{
@@ -104,14 +120,14 @@ func run(o Options, stdout io.WriteCloser) int {
 	null.Close()
 	logf.Close()
 	if err != nil {
-		hello(stdout, Hello{Error: err.Error()})
+		send(status, Hello{Error: err.Error()})
 		return 127
 	}
 	started := time.Now()
 	if o.RunFile != "" {
 		_ = writeJSON(o.RunFile, map[string]any{"pid": pid, "shimPid": os.Getpid(), "startedAt": started})
 	}
-	hello(stdout, Hello{PID: pid})
+	send(status, Hello{PID: pid})
 
 	go func() {
 		for s := range sigs {
@@ -119,8 +135,10 @@ func run(o Options, stdout io.WriteCloser) int {
 		}
 	}()
 
-	status := waitFor(pid)
-	_ = writeJSON(o.ExitFile, status)
+	st := waitFor(pid)
+	send(status, st)
+	_ = status.Close()
+	_ = writeJSON(o.ExitFile, st)
 	cleanup(pid, o.Grace)
 	return 0
 }

@@ -6,6 +6,7 @@
 package supervisor
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -83,6 +84,11 @@ type run struct {
 	timer     clockwork.Timer
 	stopDone  chan struct{} // non-nil while a stop is under way; closed at its end
 	stopErr   error
+
+	// The shim's status pipe, for runs this engine started; nil for a
+	// re-attached run, which is watched through its pid instead.
+	status     *bufio.Reader
+	statusFile *os.File
 }
 
 // New opens the data folder and returns an engine. Projects are loaded (and

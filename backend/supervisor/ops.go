@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"shepherd/backend/lifecycle"
+	"shepherd/backend/procid"
 	"shepherd/backend/store"
 )
 
@@ -252,12 +253,14 @@ func (e *Engine) finishStop(a *agent, rn *run, done chan struct{}, grace time.Du
 	_ = signalGroup(pgid, syscall.SIGTERM)
 	gone := e.waitGone(rn, grace)
 	if !gone {
+		// Kill first, record after: the write must not delay the kill, and
+		// an engine that dies in between finds the group gone anyway.
+		_ = signalGroup(pgid, syscall.SIGKILL)
 		a.mu.Lock()
 		if a.rec.Status == lifecycle.Stopping {
 			_ = e.apply(a, lifecycle.Killing, "grace elapsed", nil)
 		}
 		a.mu.Unlock()
-		_ = signalGroup(pgid, syscall.SIGKILL)
 		gone = e.waitGone(rn, e.cfg.KillConfirm)
 	}
 	a.mu.Lock()
@@ -289,21 +292,30 @@ func (e *Engine) finishStop(a *agent, rn *run, done chan struct{}, grace time.Du
 }
 
 // waitGone waits up to d for the run's exit to be handled and its whole
-// process group to be gone.
+// process group to be gone. Nothing polls while the main process lives; after
+// its exit, the group is checked with a short backoff while the shim reaps
+// what is left.
 func (e *Engine) waitGone(rn *run, d time.Duration) bool {
-	deadline := time.Now().Add(d)
-	for {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-rn.exited:
+	case <-timer.C:
+		return false
+	}
+	// Members that are only zombies about to be reaped make the group
+	// exist for a moment; the exact check, which lists every process, is
+	// kept for a group that lingers.
+	exact := time.Now().Add(50 * time.Millisecond)
+	for wait := time.Millisecond; ; wait = min(2*wait, 20*time.Millisecond) {
+		if !procid.GroupExists(rn.pid) || time.Now().After(exact) && !e.groupAlive(rn.pid) {
+			return true
+		}
 		select {
-		case <-rn.exited:
-			if !e.groupAlive(rn.pid) {
-				return true
-			}
-		default:
-		}
-		if !time.Now().Before(deadline) {
+		case <-timer.C:
 			return false
+		case <-time.After(wait):
 		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }
 

@@ -2,10 +2,10 @@ package supervisor
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -59,25 +59,32 @@ func (e *Engine) spawn(rec *store.Record, args []string) (*run, error) {
 	cmd.Dir = rec.Cwd
 	cmd.Stderr = logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	out, err := cmd.StdoutPipe()
+	pr, pw, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	cmd.ExtraFiles = []*os.File{pw} // descriptor shim.StatusFD in the shim
+	err = cmd.Start()
+	pw.Close()
+	if err != nil {
+		pr.Close()
 		return nil, fmt.Errorf("start shim %s: %w", e.cfg.ShimPath, err)
 	}
 	// The shim is our child while we live; reap it whenever it ends.
 	go func() { _ = cmd.Wait() }()
 
-	h, err := readHello(out)
+	status := bufio.NewReader(pr)
+	h, err := readHello(pr, status)
 	if err != nil {
+		pr.Close()
 		_ = syscall.Kill(cmd.Process.Pid, syscall.SIGKILL)
 		return nil, err
 	}
 	if h.Error != "" {
+		pr.Close()
 		return nil, errors.New(h.Error)
 	}
-	rn := &run{pid: h.PID, shimPID: cmd.Process.Pid, exited: make(chan struct{})}
+	rn := &run{pid: h.PID, shimPID: cmd.Process.Pid, exited: make(chan struct{}), status: status, statusFile: pr}
 	// The start time is what tells this process from a later one with
 	// the same pid; an agent that is already gone has none, and its exit
 	// status is read from the shim's file as usual.
@@ -85,31 +92,22 @@ func (e *Engine) spawn(rec *store.Record, args []string) (*run, error) {
 	return rn, nil
 }
 
-func readHello(r io.Reader) (shim.Hello, error) {
-	type res struct {
-		h   shim.Hello
-		err error
-	}
-	ch := make(chan res, 1)
-	go func() {
-		line, err := bufio.NewReader(r).ReadBytes('\n')
-		if err != nil && len(line) == 0 {
-			ch <- res{err: fmt.Errorf("shim ended before starting the agent: %w", err)}
-			return
-		}
-		var h shim.Hello
-		if err := json.Unmarshal(line, &h); err != nil {
-			ch <- res{err: fmt.Errorf("shim answered %q: %w", strings.TrimSpace(string(line)), err)}
-			return
-		}
-		ch <- res{h: h}
-	}()
-	select {
-	case r := <-ch:
-		return r.h, r.err
-	case <-time.After(helloTimeout):
+// readHello reads the shim's first line, within helloTimeout.
+func readHello(f *os.File, r *bufio.Reader) (shim.Hello, error) {
+	_ = f.SetReadDeadline(time.Now().Add(helloTimeout))
+	defer f.SetReadDeadline(time.Time{})
+	line, err := r.ReadBytes('\n')
+	if errors.Is(err, os.ErrDeadlineExceeded) {
 		return shim.Hello{}, fmt.Errorf("shim did not report the agent's pid within %s", helloTimeout)
 	}
+	if err != nil && len(line) == 0 {
+		return shim.Hello{}, fmt.Errorf("shim ended before starting the agent: %w", err)
+	}
+	var h shim.Hello
+	if err := json.Unmarshal(line, &h); err != nil {
+		return shim.Hello{}, fmt.Errorf("shim answered %q: %w", strings.TrimSpace(string(line)), err)
+	}
+	return h, nil
 }
 
 // agentEnv is the engine's environment with the agent's own on top, plus
@@ -196,11 +194,43 @@ func executable(p string) error {
 // or kqueue wakes it at once), then reads the exit status the shim wrote.
 func (e *Engine) watchExit(a *agent, rn *run) {
 	defer e.watchers.Done()
+	if rn.status != nil {
+		st, err := readExitLine(e.ctx, rn)
+		rn.statusFile.Close()
+		if err == nil {
+			e.onExit(a, rn, st)
+			return
+		}
+		if e.ctx.Err() != nil {
+			return
+		}
+		// The shim ended without a word (it was killed): fall back to
+		// watching the agent itself.
+	}
 	if err := procid.WaitExit(e.ctx, rn.pid); err != nil {
 		return // the engine is closing; the next one re-attaches
 	}
 	st := e.awaitExitStatus(a, rn)
 	e.onExit(a, rn, st)
+}
+
+// readExitLine waits for the shim's second line on the status pipe: the
+// exit status, sent the moment the shim reaped the agent.
+func readExitLine(ctx context.Context, rn *run) (*store.ExitStatus, error) {
+	stop := context.AfterFunc(ctx, func() { _ = rn.statusFile.SetReadDeadline(time.Now()) })
+	defer stop()
+	line, err := rn.status.ReadBytes('\n')
+	if err != nil {
+		return nil, err
+	}
+	var st store.ExitStatus
+	if err := json.Unmarshal(line, &st); err != nil {
+		return nil, fmt.Errorf("shim sent %q: %w", strings.TrimSpace(string(line)), err)
+	}
+	if st.PID != rn.pid {
+		return nil, fmt.Errorf("shim sent the exit of pid %d, not %d", st.PID, rn.pid)
+	}
+	return &st, nil
 }
 
 // awaitExitStatus reads the shim's exit.json for this run. The shim writes

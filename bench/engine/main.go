@@ -1,0 +1,202 @@
+// Command engine measures the engine with real processes and prints the
+// figures of the durable-engine issue: start of 100 agents, exit-detection
+// latency, idle cost with 100 agents running, the RSS of one shim, and
+// stop-all of 100 agents that ignore SIGTERM.
+//
+//	go run ./bench/engine [-n 100] [-idle 30s]
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"shepherd/backend/lifecycle"
+	"shepherd/backend/procid"
+	"shepherd/backend/store"
+	"shepherd/backend/supervisor"
+)
+
+// waiter is an Emitter that lets the bench wait for an agent's status.
+type waiter struct {
+	mu   sync.Mutex
+	subs map[string]chan *store.Record
+}
+
+func (w *waiter) Emit(event string, data any) {
+	r, ok := data.(*store.Record)
+	if !ok {
+		return
+	}
+	w.mu.Lock()
+	ch := w.subs[r.ID]
+	w.mu.Unlock()
+	if ch != nil {
+		select {
+		case ch <- r:
+		default:
+		}
+	}
+}
+
+func (w *waiter) watch(id string) chan *store.Record {
+	ch := make(chan *store.Record, 64)
+	w.mu.Lock()
+	w.subs[id] = ch
+	w.mu.Unlock()
+	return ch
+}
+
+func main() {
+	n := flag.Int("n", 100, "agents")
+	idle := flag.Duration("idle", 30*time.Second, "idle measurement")
+	flag.Parse()
+	tmp, err := os.MkdirTemp("", "shepherd-bench-")
+	check(err)
+	defer os.RemoveAll(tmp)
+	shim := filepath.Join(tmp, "shepherd-shim")
+	out, err := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", shim, "shepherd/backend/shim/cmd/shepherd-shim").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "build shim: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	w := &waiter{subs: map[string]chan *store.Record{}}
+	e, err := supervisor.New(supervisor.Config{DataDir: filepath.Join(tmp, "data"), ShimPath: shim, Emitter: w, Logger: zerolog.Nop()})
+	check(err)
+	defer e.Close()
+	projDir := filepath.Join(tmp, "project")
+	check(os.Mkdir(projDir, 0o700))
+	p, _, err := e.AddProject(projDir, "bench")
+	check(err)
+	ctx := context.Background()
+	fmt.Printf("Shepherd engine bench — %d agents, %s, %d CPUs\n\n", *n, runtime.Version(), runtime.NumCPU())
+
+	// 1. Create and start n agents until all are running.
+	t0 := time.Now()
+	ids := make([]string, *n)
+	for i := range *n {
+		ids[i] = "long-" + strconv.Itoa(i)
+		_, err := e.CreateAgent(p.ID, supervisor.AgentSpec{ID: ids[i], Command: "sleep", Args: []string{"3600"}})
+		check(err)
+		_, err = e.StartAgent(ctx, p.ID, ids[i])
+		check(err)
+	}
+	fmt.Printf("create+start %d agents until all running: %s (%.1f ms per agent)\n",
+		*n, time.Since(t0).Round(time.Millisecond), float64(time.Since(t0).Microseconds())/1000/float64(*n))
+
+	// 2. RSS of one shim.
+	r, err := e.GetAgent(p.ID, ids[0])
+	check(err)
+	fmt.Printf("RSS of one shim: %.2f MiB\n", float64(rssKiB(r.ShimPID))/1024)
+
+	// 3. Idle cost with n agents running.
+	runtime.GC()
+	u0 := cpuTime()
+	time.Sleep(*idle)
+	cpu := cpuTime() - u0
+	fmt.Printf("engine idle over %s with %d running: CPU %s (%.3f%%), RSS %.1f MiB\n",
+		*idle, *n, cpu.Round(time.Millisecond), 100*cpu.Seconds()/idle.Seconds(), float64(rssKiB(os.Getpid()))/1024)
+
+	// 4. Exit-detection latency: SIGKILL an agent, wait for the record.
+	var lat []time.Duration
+	for i := 0; i < 20 && i < *n; i++ {
+		r, err := e.GetAgent(p.ID, ids[i])
+		check(err)
+		ch := w.watch(r.ID)
+		start := time.Now()
+		check(syscall.Kill(r.PID, syscall.SIGKILL))
+		for rec := range ch {
+			if rec.Status == lifecycle.Failed {
+				if d := h(e, p.ID, r.ID); d != lifecycle.Failed {
+					panic("record not failed on disk")
+				}
+				lat = append(lat, time.Since(start))
+				break
+			}
+		}
+	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	fmt.Printf("exit detection (kill -9 → record written), %d runs: median %s, max %s\n",
+		len(lat), lat[len(lat)/2].Round(10*time.Microsecond), lat[len(lat)-1].Round(10*time.Microsecond))
+	_, err = e.StopAll(ctx, p.ID)
+	check(err)
+
+	// 5. stop-all of n stubborn agents (ignore SIGTERM, with a grandchild), grace 2 s.
+	var pgids []int
+	for i := range *n {
+		id := "stubborn-" + strconv.Itoa(i)
+		_, err := e.CreateAgent(p.ID, supervisor.AgentSpec{ID: id, Command: "/bin/sh", GraceSec: 2,
+			Args: []string{"-c", `trap "" TERM; sleep 3600 & wait`}})
+		check(err)
+		r, err := e.StartAgent(ctx, p.ID, id)
+		check(err)
+		pgids = append(pgids, r.PID)
+	}
+	time.Sleep(500 * time.Millisecond) // let every shell start its grandchild
+	t0 = time.Now()
+	res, err := e.StopAll(ctx, p.ID)
+	check(err)
+	took := time.Since(t0)
+	failed := 0
+	for _, r := range res {
+		if r.Error != "" {
+			failed++
+		}
+	}
+	survivors := 0
+	for _, g := range pgids {
+		if procid.GroupAlive(g) {
+			survivors++
+		}
+	}
+	fmt.Printf("stop-all of %d stubborn agents, grace 2 s: %s, %d errors, %d surviving groups\n",
+		len(res), took.Round(time.Millisecond), failed, survivors)
+}
+
+func h(e *supervisor.Engine, p, id string) lifecycle.Status {
+	b, err := os.ReadFile(filepath.Join(e.Store().AgentDir(p, id), "record.json"))
+	check(err)
+	r, err := store.ParseRecord(b)
+	check(err)
+	return r.Status
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	check(syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// rssKiB reads VmRSS of pid from /proc (Linux).
+func rssKiB(pid int) int {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return -1
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "VmRSS:") {
+			v, _ := strconv.Atoi(strings.Fields(l)[1])
+			return v
+		}
+	}
+	return -1
+}
+
+func check(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
