@@ -95,6 +95,7 @@ func send(w io.Writer, v any) {
 func run(o Options, status io.WriteCloser) int {
 	defer status.Close()
 	becomeSubreaper()
+	closeInheritedOnExec()
 	// Signals sent to the shim (its session was hung up, someone sent it
 	// TERM) are passed on to the agent's group rather than ending the shim,
 	// which must outlive the agent to record how it ended.
@@ -141,6 +142,21 @@ func run(o Options, status io.WriteCloser) int {
 	_ = writeJSON(o.ExitFile, st)
 	cleanup(pid, o.Grace)
 	return 0
+}
+
+// closeInheritedOnExec keeps descriptors the shim inherited (from whatever
+// started the engine) from leaking into the agent, which gets only stdin,
+// stdout and stderr.
+func closeInheritedOnExec() {
+	ents, err := os.ReadDir("/dev/fd")
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
+			syscall.CloseOnExec(fd)
+		}
+	}
 }
 
 type exitStatus struct {

@@ -53,10 +53,11 @@ type Engine struct {
 
 	watchers sync.WaitGroup // exit watchers, waited for by Close
 
-	// groupAlive tells whether a process group still has a live member.
+	// groupAlive tells whether a process group still has a member: with
+	// exact, a live one (zombies aside); else any, in one system call.
 	// Tests replace it to stand for a group that survives SIGKILL, which
 	// no real process here can be made to do.
-	groupAlive func(pgid int) bool
+	groupAlive func(pgid int, exact bool) bool
 }
 
 type project struct {
@@ -112,7 +113,7 @@ func New(cfg Config) (*Engine, error) {
 		return nil, fmt.Errorf("read boot identity: %w", err)
 	}
 	e := &Engine{cfg: cfg, st: st, clock: cfg.Clock, log: cfg.Logger, bootID: boot,
-		projects: map[string]*project{}, groupAlive: procid.GroupAlive}
+		projects: map[string]*project{}, groupAlive: groupAlive}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
 	ps, err := st.LoadProjects()
 	if err != nil {
@@ -413,4 +414,11 @@ func (e *Engine) Selected() string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.selected
+}
+
+func groupAlive(pgid int, exact bool) bool {
+	if exact {
+		return procid.GroupAlive(pgid)
+	}
+	return procid.GroupExists(pgid)
 }

@@ -401,7 +401,7 @@ func TestStopAllAndRemove(t *testing.T) {
 
 func TestProcessStopFailedWhenGroupOutlivesKill(t *testing.T) {
 	h := newHarness(t, func(c *Config) { c.KillConfirm = 100 * time.Millisecond })
-	h.e.groupAlive = func(int) bool { return true } // a group that outlives SIGKILL
+	h.e.groupAlive = func(int, bool) bool { return true } // a group that outlives SIGKILL
 	h.create(withID("a", sh(`trap "" TERM; exec sleep 300`)))
 	h.start("a")
 	g := 50 * time.Millisecond

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"shepherd/backend/lifecycle"
-	"shepherd/backend/procid"
 	"shepherd/backend/store"
 )
 
@@ -308,7 +307,7 @@ func (e *Engine) waitGone(rn *run, d time.Duration) bool {
 	// kept for a group that lingers.
 	exact := time.Now().Add(50 * time.Millisecond)
 	for wait := time.Millisecond; ; wait = min(2*wait, 20*time.Millisecond) {
-		if !procid.GroupExists(rn.pid) || time.Now().After(exact) && !e.groupAlive(rn.pid) {
+		if !e.groupAlive(rn.pid, false) || time.Now().After(exact) && !e.groupAlive(rn.pid, true) {
 			return true
 		}
 		select {
