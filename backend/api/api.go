@@ -1,0 +1,448 @@
+// Package api is the engine's HTTP API: JSON over loopback, every request
+// authorised by a bearer token. The same handler serves `shepherd serve` and
+// the desktop app; the CLI is its client.
+package api
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"shepherd/backend/store"
+	"shepherd/backend/supervisor"
+)
+
+// Engine is what the API needs of the engine; *supervisor.Engine satisfies it.
+type Engine interface {
+	Projects() []store.Project
+	AddProject(path, name string) (store.Project, bool, error)
+	SelectProject(ctx context.Context, id string) (*supervisor.SyncSummary, error)
+	ListAgents(projectID string) ([]*store.Record, error)
+	GetAgent(projectID, agentID string) (*store.Record, error)
+	CreateAgent(projectID string, spec supervisor.AgentSpec) (*store.Record, error)
+	StartAgent(ctx context.Context, projectID, agentID string) (*store.Record, error)
+	StopAgent(ctx context.Context, projectID, agentID string, grace *time.Duration) (*store.Record, error)
+	StopAll(ctx context.Context, projectID string) ([]supervisor.StopResult, error)
+	RemoveAgent(ctx context.Context, projectID, agentID string, force, deleteLog bool) error
+	LogTail(projectID, agentID string, n int) ([]byte, error)
+	EventsPath(projectID string) (string, error)
+	AllAgents() []*store.Record
+}
+
+// Options are the handler's settings beyond the engine and the token.
+type Options struct {
+	Version string // reported by GET /v1/engine
+}
+
+// EngineStatus is the answer of GET /v1/engine, a cheap health check.
+type EngineStatus struct {
+	PID     int    `json:"pid"`
+	Version string `json:"version"`
+}
+
+// ProjectInput is the body of POST /v1/projects.
+type ProjectInput struct {
+	Path string `json:"path"`
+	Name string `json:"name,omitempty"`
+}
+
+// StopInput is the optional body of POST …/stop.
+type StopInput struct {
+	GraceSec *int `json:"graceSec,omitempty"`
+}
+
+// Removed is the answer of DELETE …/{agent}.
+type Removed struct {
+	ProjectID  string `json:"projectId"`
+	AgentID    string `json:"agentId"`
+	Removed    bool   `json:"removed"`
+	LogDeleted bool   `json:"logDeleted"`
+}
+
+// Log follow support: a tail answer carries the log's size (the offset to
+// follow from), and ?since=OFFSET returns what was appended after it.
+const (
+	HeaderLogOffset = "X-Log-Offset"
+	maxLogChunk     = 1 << 20
+	maxBody         = 1 << 20
+)
+
+type handler struct {
+	eng   Engine
+	token []byte
+	opts  Options
+	mux   *http.ServeMux
+}
+
+// New returns the API handler. Every request must carry
+// "Authorization: Bearer <token>".
+func New(eng Engine, token string, opts Options) http.Handler {
+	h := &handler{eng: eng, token: []byte(token), opts: opts, mux: http.NewServeMux()}
+	m := h.mux
+	m.HandleFunc("GET /v1/engine", h.engineStatus)
+	m.HandleFunc("GET /v1/engine/processes", h.allProcesses)
+	m.HandleFunc("GET /v1/engine/processes/{project}/{agent}", h.oneProcess)
+
+	m.HandleFunc("GET /v1/projects", h.listProjects)
+	m.HandleFunc("POST /v1/projects", h.addProject)
+	m.HandleFunc("POST /v1/projects/{project}/select", h.selectProject)
+	m.HandleFunc("POST /v1/projects/{project}/stop-all", h.stopAll)
+	m.HandleFunc("GET /v1/projects/{project}/events", h.events)
+
+	m.HandleFunc("GET /v1/projects/{project}/agents", h.listAgents)
+	m.HandleFunc("POST /v1/projects/{project}/agents", h.createAgent)
+	m.HandleFunc("GET /v1/projects/{project}/agents/{agent}", h.getAgent)
+	m.HandleFunc("DELETE /v1/projects/{project}/agents/{agent}", h.removeAgent)
+	m.HandleFunc("POST /v1/projects/{project}/agents/{agent}/start", h.startAgent)
+	m.HandleFunc("POST /v1/projects/{project}/agents/{agent}/stop", h.stopAgent)
+	m.HandleFunc("GET /v1/projects/{project}/agents/{agent}/log", h.logTail)
+	return h
+}
+
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !h.authorised(r) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="shepherd"`)
+		writeError(w, http.StatusUnauthorized, "Unauthorized",
+			"missing or wrong bearer token (see engine.json)")
+		return
+	}
+	if _, pattern := h.mux.Handler(r); pattern == "" {
+		h.noRoute(w, r)
+		return
+	}
+	h.mux.ServeHTTP(w, r)
+}
+
+func (h *handler) authorised(r *http.Request) bool {
+	scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || len(h.token) == 0 {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), h.token) == 1
+}
+
+// noRoute answers an unknown path (404) or a known path with the wrong
+// method (405, with Allow) in the API's JSON error shape instead of the
+// mux's plain text.
+func (h *handler) noRoute(w http.ResponseWriter, r *http.Request) {
+	rec := &headerRecorder{header: http.Header{}}
+	mh, _ := h.mux.Handler(r)
+	mh.ServeHTTP(rec, r)
+	if rec.status == http.StatusMethodNotAllowed {
+		w.Header().Set("Allow", rec.header.Get("Allow"))
+		writeError(w, http.StatusMethodNotAllowed, "MethodNotAllowed",
+			fmt.Sprintf("method %s is not allowed on %s (allowed: %s)", r.Method, r.URL.Path, rec.header.Get("Allow")))
+		return
+	}
+	writeError(w, http.StatusNotFound, "NotFound", fmt.Sprintf("no such endpoint: %s %s", r.Method, r.URL.Path))
+}
+
+type headerRecorder struct {
+	header http.Header
+	status int
+}
+
+func (r *headerRecorder) Header() http.Header         { return r.header }
+func (r *headerRecorder) Write(b []byte) (int, error) { return len(b), nil }
+func (r *headerRecorder) WriteHeader(code int) {
+	if r.status == 0 {
+		r.status = code
+	}
+}
+
+func (h *handler) engineStatus(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, EngineStatus{PID: os.Getpid(), Version: h.opts.Version})
+}
+
+func (h *handler) allProcesses(w http.ResponseWriter, r *http.Request) {
+	recs := h.eng.AllAgents()
+	if recs == nil {
+		recs = []*store.Record{}
+	}
+	writeJSON(w, http.StatusOK, recs)
+}
+
+func (h *handler) oneProcess(w http.ResponseWriter, r *http.Request) {
+	p, a := r.PathValue("project"), r.PathValue("agent")
+	for _, rec := range h.eng.AllAgents() {
+		if rec != nil && rec.ProjectID == p && rec.ID == a {
+			writeJSON(w, http.StatusOK, rec)
+			return
+		}
+	}
+	// Not among the loaded projects: let the engine say what is missing.
+	rec, err := h.eng.GetAgent(p, a)
+	if err != nil {
+		writeEngineError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, rec)
+}
+
+func (h *handler) listProjects(w http.ResponseWriter, r *http.Request) {
+	ps := h.eng.Projects()
+	if ps == nil {
+		ps = []store.Project{}
+	}
+	writeJSON(w, http.StatusOK, ps)
+}
+
+func (h *handler) addProject(w http.ResponseWriter, r *http.Request) {
+	var in ProjectInput
+	if !decodeBody(w, r, &in, false) {
+		return
+	}
+	if strings.TrimSpace(in.Path) == "" {
+		writeError(w, http.StatusBadRequest, "ValidationError", `field "path" is required`)
+		return
+	}
+	p, created, err := h.eng.AddProject(in.Path, in.Name)
+	if err != nil {
+		writeEngineError(w, err)
+		return
+	}
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+	}
+	writeJSON(w, status, p)
+}
+
+func (h *handler) selectProject(w http.ResponseWriter, r *http.Request) {
+	if !emptyBody(w, r) {
+		return
+	}
+	sum, err := h.eng.SelectProject(r.Context(), r.PathValue("project"))
+	if err != nil {
+		writeEngineError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, sum)
+}
+
+func (h *handler) listAgents(w http.ResponseWriter, r *http.Request) {
+	recs, err := h.eng.ListAgents(r.PathValue("project"))
+	if err != nil {
+		writeEngineError(w, err)
+		return
+	}
+	if recs == nil {
+		recs = []*store.Record{}
+	}
+	writeJSON(w, http.StatusOK, recs)
+}
+
+func (h *handler) createAgent(w http.ResponseWriter, r *http.Request) {
+	var spec supervisor.AgentSpec
+	if !decodeBody(w, r, &spec, false) {
+		return
+	}
+	if spec.TimeoutSec < 0 || spec.GraceSec < 0 {
+		writeError(w, http.StatusBadRequest, "ValidationError", "timeoutSec and graceSec must not be negative")
+		return
+	}
+	rec, err := h.eng.CreateAgent(r.PathValue("project"), spec)
+	if err != nil {
+		writeEngineError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, rec)
+}
+
+func (h *handler) getAgent(w http.ResponseWriter, r *http.Request) {
+	rec, err := h.eng.GetAgent(r.PathValue("project"), r.PathValue("agent"))
+	if err != nil {
+		writeEngineError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, rec)
+}
+
+func (h *handler) removeAgent(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	force, ok := boolParam(w, q.Get("force"), "force")
+	if !ok {
+		return
+	}
+	deleteLog, ok := boolParam(w, q.Get("deleteLog"), "deleteLog")
+	if !ok {
+		return
+	}
+	p, a := r.PathValue("project"), r.PathValue("agent")
+	if err := h.eng.RemoveAgent(r.Context(), p, a, force, deleteLog); err != nil {
+		writeEngineError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, Removed{ProjectID: p, AgentID: a, Removed: true, LogDeleted: deleteLog})
+}
+
+func (h *handler) startAgent(w http.ResponseWriter, r *http.Request) {
+	if !emptyBody(w, r) {
+		return
+	}
+	rec, err := h.eng.StartAgent(r.Context(), r.PathValue("project"), r.PathValue("agent"))
+	if err != nil {
+		writeEngineError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, rec)
+}
+
+func (h *handler) stopAgent(w http.ResponseWriter, r *http.Request) {
+	var in StopInput
+	if !decodeBody(w, r, &in, true) {
+		return
+	}
+	var grace *time.Duration
+	if in.GraceSec != nil {
+		if *in.GraceSec < 0 {
+			writeError(w, http.StatusBadRequest, "ValidationError", "graceSec must not be negative")
+			return
+		}
+		d := time.Duration(*in.GraceSec) * time.Second
+		grace = &d
+	}
+	rec, err := h.eng.StopAgent(r.Context(), r.PathValue("project"), r.PathValue("agent"), grace)
+	if err != nil {
+		writeEngineError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, rec)
+}
+
+func (h *handler) stopAll(w http.ResponseWriter, r *http.Request) {
+	if !emptyBody(w, r) {
+		return
+	}
+	res, err := h.eng.StopAll(r.Context(), r.PathValue("project"))
+	if err != nil {
+		writeEngineError(w, err)
+		return
+	}
+	if res == nil {
+		res = []supervisor.StopResult{}
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+func (h *handler) logTail(w http.ResponseWriter, r *http.Request) {
+	p, a := r.PathValue("project"), r.PathValue("agent")
+	q := r.URL.Query()
+	if s := q.Get("since"); s != "" {
+		off, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || off < 0 {
+			writeError(w, http.StatusBadRequest, "ValidationError",
+				fmt.Sprintf("query parameter since=%q must be a byte offset (an integer ≥ 0)", s))
+			return
+		}
+		h.logSince(w, p, a, off)
+		return
+	}
+	n := 0
+	if s := q.Get("tail"); s != "" {
+		v, err := strconv.Atoi(s)
+		if err != nil || v < 0 {
+			writeError(w, http.StatusBadRequest, "ValidationError",
+				fmt.Sprintf("query parameter tail=%q must be a number of lines (an integer ≥ 0)", s))
+			return
+		}
+		n = v
+	}
+	// The size before the tail is read: a follower starting there may see a
+	// line twice if it was written in between, but never misses one.
+	rec, err := h.eng.GetAgent(p, a)
+	if err != nil {
+		writeEngineError(w, err)
+		return
+	}
+	size := fileSize(rec.LogPath)
+	data, err := h.eng.LogTail(p, a, n)
+	if err != nil {
+		writeEngineError(w, err)
+		return
+	}
+	w.Header().Set(HeaderLogOffset, strconv.FormatInt(size, 10))
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(data)
+}
+
+// logSince returns what the agent's log holds after byte offset off (at most
+// maxLogChunk), and the offset to ask for next. A log that became shorter
+// than off (deleted and started again) is read from its start.
+func (h *handler) logSince(w http.ResponseWriter, p, a string, off int64) {
+	rec, err := h.eng.GetAgent(p, a)
+	if err != nil {
+		writeEngineError(w, err)
+		return
+	}
+	var data []byte
+	next := int64(0)
+	if f, err := os.Open(rec.LogPath); err == nil {
+		defer f.Close()
+		if st, err := f.Stat(); err == nil {
+			if st.Size() < off {
+				off = 0
+			}
+			data, _ = io.ReadAll(io.NewSectionReader(f, off, min(st.Size()-off, maxLogChunk)))
+			next = off + int64(len(data))
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		writeError(w, http.StatusInternalServerError, "InternalError", fmt.Sprintf("read log of '%s': %v", a, err))
+		return
+	}
+	w.Header().Set(HeaderLogOffset, strconv.FormatInt(next, 10))
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(data)
+}
+
+func fileSize(path string) int64 {
+	if path == "" {
+		return 0
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return st.Size()
+}
+
+func (h *handler) events(w http.ResponseWriter, r *http.Request) {
+	path, err := h.eng.EventsPath(r.PathValue("project"))
+	if err != nil {
+		writeEngineError(w, err)
+		return
+	}
+	f, err := os.Open(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		writeError(w, http.StatusInternalServerError, "InternalError", fmt.Sprintf("read events: %v", err))
+		return
+	}
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.WriteHeader(http.StatusOK)
+	if f != nil {
+		defer f.Close()
+		_, _ = io.Copy(w, f)
+	}
+}
+
+func boolParam(w http.ResponseWriter, s, name string) (bool, bool) {
+	if s == "" {
+		return false, true
+	}
+	v, err := strconv.ParseBool(s)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "ValidationError",
+			fmt.Sprintf("query parameter %s=%q must be true or false", name, s))
+		return false, false
+	}
+	return v, true
+}

@@ -1,0 +1,169 @@
+package api_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"shepherd/backend/api"
+	"shepherd/backend/lifecycle"
+	"shepherd/backend/store"
+	"shepherd/backend/supervisor"
+)
+
+// The real engine is what the API serves.
+var _ api.Engine = (*supervisor.Engine)(nil)
+
+// fakeEngine stands in for the engine in tests of the HTTP mapping only: it
+// records each call and answers with canned values, or with err when set.
+type fakeEngine struct {
+	mu    sync.Mutex
+	calls []string
+	err   error // returned by every method that can fail
+
+	projects []store.Project
+	created  bool // AddProject's answer
+	agents   []*store.Record
+	specs    []supervisor.AgentSpec
+	grace    *time.Duration
+	force    bool
+	delLog   bool
+	tailN    int
+	logData  []byte
+	events   string // events.jsonl path
+}
+
+func newFake(dir string) *fakeEngine {
+	log := filepath.Join(dir, "a1.log")
+	_ = os.WriteFile(log, []byte("one\ntwo\nthree\n"), 0o600)
+	ev := filepath.Join(dir, "events.jsonl")
+	_ = os.WriteFile(ev, []byte(`{"event":"agent:state","agentId":"a1","from":"not_started","to":"spawning"}`+"\n"), 0o600)
+	return &fakeEngine{
+		projects: []store.Project{{ID: "p1", Name: "demo", Path: dir}},
+		created:  true,
+		agents: []*store.Record{{ID: "a1", ProjectID: "p1", Command: "sleep", Args: []string{"100"},
+			Status: lifecycle.Running, PID: 4242, LogPath: log}},
+		logData: []byte("three\n"),
+		events:  ev,
+	}
+}
+
+func (f *fakeEngine) call(name string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, name)
+	return f.err
+}
+
+func (f *fakeEngine) called(name string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, c := range f.calls {
+		if c == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (f *fakeEngine) Projects() []store.Project { f.call("Projects"); return f.projects }
+
+func (f *fakeEngine) AddProject(path, name string) (store.Project, bool, error) {
+	if err := f.call("AddProject"); err != nil {
+		return store.Project{}, false, err
+	}
+	return store.Project{ID: "p2", Name: name, Path: path}, f.created, nil
+}
+
+func (f *fakeEngine) SelectProject(ctx context.Context, id string) (*supervisor.SyncSummary, error) {
+	if err := f.call("SelectProject"); err != nil {
+		return nil, err
+	}
+	return &supervisor.SyncSummary{ProjectID: id, Total: 1, Counts: map[string]int{"reattached": 1}}, nil
+}
+
+func (f *fakeEngine) ListAgents(projectID string) ([]*store.Record, error) {
+	if err := f.call("ListAgents"); err != nil {
+		return nil, err
+	}
+	return f.agents, nil
+}
+
+func (f *fakeEngine) GetAgent(projectID, agentID string) (*store.Record, error) {
+	if err := f.call("GetAgent"); err != nil {
+		return nil, err
+	}
+	for _, a := range f.agents {
+		if a.ProjectID == projectID && a.ID == agentID {
+			return a, nil
+		}
+	}
+	return nil, &supervisor.Error{Kind: supervisor.ErrNotFound, Message: "Process '" + agentID + "' not found"}
+}
+
+func (f *fakeEngine) CreateAgent(projectID string, spec supervisor.AgentSpec) (*store.Record, error) {
+	if err := f.call("CreateAgent"); err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	f.specs = append(f.specs, spec)
+	f.mu.Unlock()
+	return &store.Record{ID: spec.ID, ProjectID: projectID, Command: spec.Command, Args: spec.Args,
+		Status: lifecycle.NotStarted}, nil
+}
+
+func (f *fakeEngine) StartAgent(ctx context.Context, projectID, agentID string) (*store.Record, error) {
+	if err := f.call("StartAgent"); err != nil {
+		return nil, err
+	}
+	return &store.Record{ID: agentID, ProjectID: projectID, Status: lifecycle.Running, PID: 99}, nil
+}
+
+func (f *fakeEngine) StopAgent(ctx context.Context, projectID, agentID string, grace *time.Duration) (*store.Record, error) {
+	if err := f.call("StopAgent"); err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	f.grace = grace
+	f.mu.Unlock()
+	return &store.Record{ID: agentID, ProjectID: projectID, Status: lifecycle.Stopped,
+		ExitReason: lifecycle.ReasonStoppedByUser}, nil
+}
+
+func (f *fakeEngine) StopAll(ctx context.Context, projectID string) ([]supervisor.StopResult, error) {
+	if err := f.call("StopAll"); err != nil {
+		return nil, err
+	}
+	return []supervisor.StopResult{{AgentID: "a1"}}, nil
+}
+
+func (f *fakeEngine) RemoveAgent(ctx context.Context, projectID, agentID string, force, deleteLog bool) error {
+	if err := f.call("RemoveAgent"); err != nil {
+		return err
+	}
+	f.mu.Lock()
+	f.force, f.delLog = force, deleteLog
+	f.mu.Unlock()
+	return nil
+}
+
+func (f *fakeEngine) LogTail(projectID, agentID string, n int) ([]byte, error) {
+	if err := f.call("LogTail"); err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	f.tailN = n
+	f.mu.Unlock()
+	return f.logData, nil
+}
+
+func (f *fakeEngine) EventsPath(projectID string) (string, error) {
+	if err := f.call("EventsPath"); err != nil {
+		return "", err
+	}
+	return f.events, nil
+}
+
+func (f *fakeEngine) AllAgents() []*store.Record { f.call("AllAgents"); return f.agents }

@@ -1,0 +1,281 @@
+// Package cli is the `shepherd <verb>` command line. Every verb but serve
+// talks to the running engine (the desktop app or `shepherd serve`) through
+// its HTTP API, found through engine.json in the XDG runtime folder.
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+
+	"golang.org/x/sys/unix"
+
+	"shepherd/backend/api"
+	"shepherd/backend/paths"
+)
+
+// Version is reported by GET /v1/engine; set at build time with
+// -ldflags "-X shepherd/backend/cli.Version=…".
+var Version = "dev"
+
+// Exit codes.
+const (
+	ExitOK    = 0
+	ExitError = 1
+	ExitUsage = 2
+)
+
+// errNoEngine is the one answer for "there is nothing to talk to".
+var errNoEngine = errors.New("no engine running — start the app or `shepherd serve`")
+
+// Run runs the CLI with args (os.Args[1:]) and returns the process exit code.
+// Ctrl-C or SIGTERM cancels what the verb is doing (and ends serve cleanly).
+func Run(args []string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return Main(ctx, args, os.Stdout, os.Stderr)
+}
+
+// Main is Run with its context and output streams given, for tests and
+// embedding.
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	e := &env{ctx: ctx, stdout: stdout, stderr: stderr}
+	// Global flags before the verb.
+	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+		switch strings.TrimLeft(args[0], "-") {
+		case "json":
+			e.json = true
+		case "h", "help":
+			printUsage(stdout)
+			return ExitOK
+		case "version":
+			fmt.Fprintln(stdout, "shepherd", Version)
+			return ExitOK
+		default:
+			fmt.Fprintf(stderr, "shepherd: unknown flag %s\n\n", args[0])
+			printUsage(stderr)
+			return ExitUsage
+		}
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		printUsage(stderr)
+		return ExitUsage
+	}
+	name, args := args[0], args[1:]
+	cmd := lookup(name)
+	if cmd == nil {
+		fmt.Fprintf(stderr, "shepherd: unknown command %q\n\n", name)
+		printUsage(stderr)
+		return ExitUsage
+	}
+
+	fs, run := flagsFor(cmd, e)
+	pos, tail, err := parseArgs(fs, args, cmd.maxPos, cmd.rest)
+	if err == nil && (len(pos) < cmd.minPos || (cmd.maxPos >= 0 && len(pos) > cmd.maxPos)) {
+		err = usagef("%s: wrong number of arguments", cmd.name)
+	}
+	if err == nil && cmd.rest && len(tail) == 0 {
+		err = usagef("%s: the command to run is missing (put it after --)", cmd.name)
+	}
+	switch {
+	case errors.Is(err, errHelp):
+		printCommandUsage(stdout, cmd, fs)
+		return ExitOK
+	case err != nil:
+		fmt.Fprintf(stderr, "shepherd: %v\n\n", err)
+		printCommandUsage(stderr, cmd, fs)
+		return ExitUsage
+	}
+	if err := run(e, pos, tail); err != nil {
+		var ue *usageError
+		if errors.As(err, &ue) {
+			fmt.Fprintf(stderr, "shepherd: %v\n", err)
+			return ExitUsage
+		}
+		fmt.Fprintln(stderr, errorText(err))
+		return ExitError
+	}
+	return ExitOK
+}
+
+// errorText is what stderr gets: the engine's message as is
+// ("Process 'x' not found"), otherwise the error.
+func errorText(err error) string {
+	var ae *api.Error
+	if errors.As(err, &ae) {
+		return ae.Message
+	}
+	if errors.Is(err, context.Canceled) {
+		return "interrupted"
+	}
+	return err.Error()
+}
+
+// env is what a verb runs with.
+type env struct {
+	ctx            context.Context
+	stdout, stderr io.Writer
+	json           bool
+	client         *api.Client
+}
+
+// connect finds the running engine through engine.json. A missing or
+// unreadable file, or one left by an engine that is gone, means no engine.
+func (e *env) connect() (*api.Client, error) {
+	if e.client != nil {
+		return e.client, nil
+	}
+	info, err := api.ReadEngineInfo(paths.Default().EngineFile())
+	if err != nil {
+		return nil, errNoEngine
+	}
+	if info.PID > 0 && unix.Kill(info.PID, 0) == unix.ESRCH {
+		return nil, errNoEngine
+	}
+	e.client = api.NewClient(info)
+	return e.client, nil
+}
+
+// call sends one request and maps "could not reach it" to errNoEngine.
+func (e *env) call(method, path string, body, out any) ([]byte, error) {
+	c, err := e.connect()
+	if err != nil {
+		return nil, err
+	}
+	raw, err := c.JSON(e.ctx, method, path, body, out)
+	if errors.Is(err, api.ErrUnreachable) {
+		return nil, errNoEngine
+	}
+	return raw, err
+}
+
+func (e *env) do(method, path string, body any) (*api.Response, error) {
+	c, err := e.connect()
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.Do(e.ctx, method, path, body)
+	if errors.Is(err, api.ErrUnreachable) {
+		return nil, errNoEngine
+	}
+	return resp, err
+}
+
+// printRaw writes the API's JSON answer as is (with a final newline).
+func (e *env) printRaw(raw []byte) {
+	e.stdout.Write(raw)
+	if len(raw) == 0 || raw[len(raw)-1] != '\n' {
+		io.WriteString(e.stdout, "\n")
+	}
+}
+
+func (e *env) table() *tabwriter.Writer {
+	return tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+}
+
+// command is one verb.
+type command struct {
+	name    string
+	args    string // synopsis after the verb
+	summary string
+	minPos  int
+	maxPos  int  // -1: any number
+	rest    bool // the agent's command line follows the positionals
+	run     func(e *env, pos, tail []string) error
+	// setup declares the verb's flags and returns its run function, which
+	// sees the parsed values through its closure.
+	setup func(fs *flag.FlagSet) func(e *env, pos, tail []string) error
+}
+
+var commands []*command
+
+// flagsFor declares cmd's flags (and the global --json, bound to e) and
+// returns its run function.
+func flagsFor(cmd *command, e *env) (*flag.FlagSet, func(e *env, pos, tail []string) error) {
+	fs := newFlagSet(cmd.name)
+	fs.BoolVar(&e.json, "json", e.json, "print the API's raw JSON instead of a table")
+	if cmd.setup != nil {
+		return fs, cmd.setup(fs)
+	}
+	return fs, cmd.run
+}
+
+func lookup(name string) *command {
+	for _, c := range commands {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+func printUsage(w io.Writer) {
+	fmt.Fprint(w, `Shepherd supervises long-running AI coding agents as durable processes.
+
+Usage: shepherd <command> [arguments] [--json]
+
+Commands:
+`)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, c := range commands {
+		fmt.Fprintf(tw, "  %s %s\t%s\n", c.name, c.args, c.summary)
+	}
+	tw.Flush()
+	fmt.Fprint(w, `
+P is a project's id, name or path; A is an agent's id.
+--json prints the API's raw JSON (for scripts). Exit codes: 0 done, 1 failed, 2 bad usage.
+Run 'shepherd help <command>' for a command's flags.
+`)
+}
+
+func printCommandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
+	fmt.Fprintf(w, "Usage: shepherd %s %s\n\n%s\n", c.name, c.args, c.summary)
+	var lines []string
+	fs.VisitAll(func(f *flag.Flag) {
+		arg := ""
+		if bf, ok := f.Value.(interface{ IsBoolFlag() bool }); !ok || !bf.IsBoolFlag() {
+			arg = " " + flagArgName(f.Name)
+		}
+		prefix := "--"
+		if len(f.Name) == 1 {
+			prefix = "-"
+		}
+		lines = append(lines, fmt.Sprintf("  %s%s%s\t%s", prefix, f.Name, arg, f.Usage))
+	})
+	sort.Strings(lines)
+	if len(lines) > 0 {
+		fmt.Fprintln(w, "\nFlags:")
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		for _, l := range lines {
+			fmt.Fprintln(tw, l)
+		}
+		tw.Flush()
+	}
+}
+
+func flagArgName(name string) string {
+	switch name {
+	case "env":
+		return "K=V"
+	case "timeout", "grace":
+		return "SEC"
+	case "n":
+		return "N"
+	case "listen":
+		return "ADDR"
+	case "profile":
+		return "generic|claude-stream-json"
+	case "stale-check":
+		return "true|false"
+	}
+	return strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+}

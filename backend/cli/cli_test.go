@@ -1,0 +1,355 @@
+package cli
+
+import (
+	"bytes"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"shepherd/backend/api"
+	"shepherd/backend/procid"
+	"shepherd/backend/store"
+	"shepherd/backend/supervisor"
+)
+
+func TestParseArgs(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		args      []string
+		maxPos    int
+		rest      bool
+		pos, tail []string
+		force     bool
+		grace     string
+		env       []string
+		err       string
+	}{
+		{name: "flags after positionals", args: []string{"p", "a", "--force"}, maxPos: 2, pos: []string{"p", "a"}, force: true},
+		{name: "flags between", args: []string{"p", "--grace", "3", "a"}, maxPos: 2, pos: []string{"p", "a"}, grace: "3"},
+		{name: "flag=value", args: []string{"--grace=4", "p"}, maxPos: 2, pos: []string{"p"}, grace: "4"},
+		{name: "bool=false", args: []string{"--force=false", "p"}, maxPos: 2, pos: []string{"p"}},
+		{name: "single dash", args: []string{"-force", "p"}, maxPos: 2, pos: []string{"p"}, force: true},
+		{name: "repeated", args: []string{"--env", "A=1", "p", "--env", "B=2"}, maxPos: 2, pos: []string{"p"}, env: []string{"A=1", "B=2"}},
+		{name: "command after --", args: []string{"p", "a", "--force", "--", "claude", "-p", "--verbose"}, maxPos: 2, rest: true,
+			pos: []string{"p", "a"}, tail: []string{"claude", "-p", "--verbose"}, force: true},
+		{name: "command without --", args: []string{"p", "--grace", "1", "a", "sleep", "--force", "9"}, maxPos: 2, rest: true,
+			pos: []string{"p", "a"}, tail: []string{"sleep", "--force", "9"}, grace: "1"},
+		{name: "-- as terminator without rest", args: []string{"--", "--force"}, maxPos: 2, pos: []string{"--force"}},
+		{name: "unknown flag", args: []string{"p", "--frob"}, maxPos: 2, err: "unknown flag --frob"},
+		{name: "missing value", args: []string{"p", "--grace"}, maxPos: 2, err: "needs a value"},
+		{name: "bad value", args: []string{"--grace", "x"}, maxPos: 2, err: "invalid value"},
+		{name: "help", args: []string{"p", "-h"}, maxPos: 2, err: "help requested"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fs := newFlagSet("t")
+			force := fs.Bool("force", false, "")
+			var grace optInt
+			fs.Var(&grace, "grace", "")
+			var env listFlag
+			fs.Var(&env, "env", "")
+			pos, tail, err := parseArgs(fs, tc.args, tc.maxPos, tc.rest)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("err = %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := []any{pos, tail, *force, grace.String(), []string(env)}
+			want := []any{tc.pos, tc.tail, tc.force, tc.grace, tc.env}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestSplitWords(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+		err  bool
+	}{
+		{`--resume {sessionId}`, []string{"--resume", "{sessionId}"}, false},
+		{`-p --resume {sessionId} -- "go on"`, []string{"-p", "--resume", "{sessionId}", "--", "go on"}, false},
+		{`'a b' "c \"d\"" e\ f`, []string{"a b", `c "d"`, "e f"}, false},
+		{`x''`, []string{"x"}, false},
+		{`''`, []string{""}, false},
+		{"  ", nil, false},
+		{`"open`, nil, true},
+		{`'open`, nil, true},
+	} {
+		got, err := splitWords(tc.in)
+		if (err != nil) != tc.err {
+			t.Errorf("splitWords(%q) error %v", tc.in, err)
+			continue
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("splitWords(%q) (-want +got):\n%s", tc.in, diff)
+		}
+	}
+}
+
+// Whatever is wrong with engine.json — missing, broken, left by a dead
+// engine, pointing at a closed port — the answer is the same clear message
+// and exit code 1; a wrong token is an error of its own.
+func TestNoEngine(t *testing.T) {
+	p := isolate(t)
+	const msg = "no engine running — start the app or `shepherd serve`"
+	fails(t, 1, msg, "projects")
+	fails(t, 1, msg, "ls", "demo")
+
+	write := func(info api.EngineInfo) {
+		t.Helper()
+		if err := api.WriteEngineInfo(p.EngineFile(), info); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = os.MkdirAll(p.Runtime, 0o700)
+	if err := os.WriteFile(p.EngineFile(), []byte("{not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fails(t, 1, msg, "projects")
+
+	// A pid that is certainly dead: a child that has been reaped.
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + ln.Addr().String()
+	ln.Close() // nothing listens there any more
+	write(api.EngineInfo{URL: url, Token: "t", PID: dead.Process.Pid})
+	fails(t, 1, msg, "status")
+	write(api.EngineInfo{URL: url, Token: "t", PID: os.Getpid()})
+	fails(t, 1, msg, "status")
+	fails(t, 1, msg, "logs", "demo", "a", "-f")
+
+	// A live engine that does not know our token.
+	s := serve(t, p)
+	info, _ := api.ReadEngineInfo(p.EngineFile())
+	bad := info
+	bad.Token = strings.Repeat("0", 64)
+	write(bad)
+	fails(t, 1, "bearer token", "projects")
+	write(info)
+	ok(t, "projects")
+	s.stop(t)
+	fails(t, 1, msg, "projects")
+}
+
+// One engine per data folder: a second serve is refused with a clear error
+// while the first one keeps working.
+func TestSecondEngineRefused(t *testing.T) {
+	p := isolate(t)
+	serve(t, p)
+	before, _ := os.ReadFile(p.EngineFile())
+	r := cli(t, "serve")
+	if r.code != 1 || !strings.Contains(r.stderr, "another Shepherd engine is already running on this data folder") ||
+		!strings.Contains(r.stderr, "pid "+strconv.Itoa(os.Getpid())) {
+		t.Fatalf("second serve: %s", r)
+	}
+	after, _ := os.ReadFile(p.EngineFile())
+	if !bytes.Equal(before, after) {
+		t.Errorf("the refused engine touched engine.json")
+	}
+	ok(t, "projects")
+}
+
+// serve listens where --listen says, on loopback only; a refused address
+// leaves nothing behind (no engine.json, no lock held).
+func TestServeListen(t *testing.T) {
+	p := isolate(t)
+	for _, addr := range []string{"0.0.0.0:0", ":0", "192.168.0.1:8080"} {
+		r := cli(t, "serve", "--listen", addr)
+		if r.code != 1 || !strings.Contains(r.stderr, "loopback") {
+			t.Fatalf("serve --listen %s: %s", addr, r)
+		}
+	}
+	if _, err := os.Stat(p.EngineFile()); !os.IsNotExist(err) {
+		t.Fatalf("a refused serve wrote engine.json: %v", err)
+	}
+	fails(t, 2, "needs a value", "serve", "--listen")
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	serve(t, p, "--listen", addr)
+	info, _ := api.ReadEngineInfo(p.EngineFile())
+	if info.URL != "http://"+addr {
+		t.Fatalf("engine.json url %q, want http://%s", info.URL, addr)
+	}
+	ok(t, "status")
+	// The app's own log is written under the XDG state folder.
+	b, err := os.ReadFile(p.AppLog())
+	if err != nil || !strings.Contains(string(b), "engine API listening") {
+		t.Errorf("app log: %v %q", err, b)
+	}
+}
+
+func TestDefaultShimPath(t *testing.T) {
+	t.Setenv(ShimEnv, "/opt/x/shepherd-shim")
+	if got := DefaultShimPath(); got != "/opt/x/shepherd-shim" {
+		t.Errorf("with $%s: %q", ShimEnv, got)
+	}
+	t.Setenv(ShimEnv, "")
+	exe, _ := os.Executable()
+	exe, _ = filepath.EvalSymlinks(exe)
+	if got, want := DefaultShimPath(), filepath.Join(filepath.Dir(exe), "shepherd-shim"); got != want {
+		t.Errorf("DefaultShimPath() = %q, want %q", got, want)
+	}
+}
+
+// Projects are named by id, name or path; a name two projects share is
+// refused with the ids to choose from.
+func TestProjectArguments(t *testing.T) {
+	p := isolate(t)
+	serve(t, p)
+	a, b := t.TempDir(), t.TempDir()
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(a, link); err != nil {
+		t.Fatal(err)
+	}
+	var pa, pb store.Project
+	okJSON(t, &pa, "add-project", a, "--name", "twin")
+	okJSON(t, &pb, "add-project", b, "--name", "twin")
+	for _, arg := range []string{pa.ID, a, a + "/", link} {
+		var recs []store.Record
+		okJSON(t, &recs, "ls", arg)
+		if out := ok(t, "ls", arg); !strings.Contains(out, "No agents in project "+pa.ID) {
+			t.Errorf("ls %s: %q", arg, out)
+		}
+	}
+	r := fails(t, 1, "project name 'twin' is ambiguous", "ls", "twin")
+	if !strings.Contains(r.stderr, pa.ID) || !strings.Contains(r.stderr, pb.ID) {
+		t.Errorf("ambiguity error does not list the ids: %s", r.stderr)
+	}
+	fails(t, 1, "Project 'elsewhere' not found", "ls", "elsewhere")
+}
+
+// The engine as a process of its own: SIGTERM ends it cleanly (engine.json
+// removed, agents alive); after a SIGKILL its stale engine.json is seen as
+// no engine; a new engine re-attaches the agent that lived through both.
+func TestServeProcess(t *testing.T) {
+	p := isolate(t)
+	dir := t.TempDir()
+	start := func() (*exec.Cmd, *syncBuf) {
+		t.Helper()
+		var errb syncBuf
+		cmd := exec.Command(os.Args[0], "serve")
+		cmd.Env = append(os.Environ(), asCLI+"=1")
+		cmd.Stderr = &errb
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			if cmd.ProcessState == nil {
+				_ = cmd.Process.Kill()
+				_ = cmd.Wait()
+			}
+		})
+		deadline := time.Now().Add(15 * time.Second)
+		for {
+			if info, err := api.ReadEngineInfo(p.EngineFile()); err == nil && info.PID == cmd.Process.Pid {
+				return cmd, &errb
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("serve process wrote no engine.json in 15 s:\n%s", errb.String())
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	waitEnd := func(cmd *exec.Cmd) int {
+		t.Helper()
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(15 * time.Second):
+			t.Fatal("serve process did not end in 15 s")
+		}
+		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return -int(ws.Signal())
+		}
+		return cmd.ProcessState.ExitCode()
+	}
+
+	eng, errb := start()
+	if !strings.Contains(errb.String(), "listening on http://127.0.0.1:") {
+		t.Errorf("serve stderr: %s", errb.String())
+	}
+	ok(t, "add-project", dir, "--name", "demo")
+	ok(t, "create", "demo", "long", "--grace", "1", "--", "sleep", "60")
+	ok(t, "start", "demo", "long")
+	long := record(t, "demo", "long")
+
+	// A second engine process on the same data folder is refused.
+	second := exec.Command(os.Args[0], "serve")
+	second.Env = append(os.Environ(), asCLI+"=1")
+	out, err := second.CombinedOutput()
+	if second.ProcessState.ExitCode() != 1 || !strings.Contains(string(out), "already running") {
+		t.Fatalf("second serve process: %v\n%s", err, out)
+	}
+
+	if err := eng.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := waitEnd(eng); code != 0 {
+		t.Fatalf("serve ended with %d after SIGTERM:\n%s", code, errb.String())
+	}
+	if _, err := os.Stat(p.EngineFile()); !os.IsNotExist(err) {
+		t.Errorf("engine.json left after SIGTERM: %v", err)
+	}
+	if !procid.Alive(long.PID) {
+		t.Fatal("the agent died with the engine")
+	}
+
+	eng, _ = start()
+	var sum supervisor.SyncSummary
+	okJSON(t, &sum, "select", "demo")
+	if sum.Counts[supervisor.OutcomeReattached] != 1 {
+		t.Errorf("select after restart: %+v", sum)
+	}
+	if err := eng.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	waitEnd(eng)
+	if _, err := os.Stat(p.EngineFile()); err != nil {
+		t.Fatalf("engine.json should be left behind by a killed engine: %v", err)
+	}
+	fails(t, 1, "no engine running", "ls", "demo")
+	if !procid.Alive(long.PID) {
+		t.Fatal("the agent died with the killed engine")
+	}
+
+	// The lock died with the engine: a new one starts, finds the agent.
+	eng, _ = start()
+	okJSON(t, &sum, "select", "demo")
+	if r := record(t, "demo", "long"); r.Status != "running" || r.PID != long.PID {
+		t.Fatalf("after a killed engine: %s pid %d, want running pid %d", r.Status, r.PID, long.PID)
+	}
+	ok(t, "stop", "demo", "long")
+	if procid.Alive(long.PID) {
+		t.Error("agent alive after stop")
+	}
+	_ = eng.Process.Signal(syscall.SIGINT)
+	if code := waitEnd(eng); code != 0 {
+		t.Errorf("serve ended with %d after SIGINT", code)
+	}
+}

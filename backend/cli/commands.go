@@ -1,0 +1,760 @@
+package cli
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"shepherd/backend/api"
+	"shepherd/backend/store"
+	"shepherd/backend/supervisor"
+)
+
+type runFunc = func(e *env, pos, tail []string) error
+
+func init() {
+	commands = []*command{
+		{name: "projects", summary: "list the known projects", maxPos: 0, run: cmdProjects},
+		{name: "add-project", args: "PATH [--name N]", summary: "add a project folder (the same path again gives the same project)",
+			minPos: 1, maxPos: 1, setup: setupAddProject},
+		{name: "select", args: "P", summary: "load a project: check every agent against reality and print what was found",
+			minPos: 1, maxPos: 1, run: cmdSelect},
+		{name: "ls", args: "P", summary: "list a project's agents", minPos: 1, maxPos: 1, run: cmdList},
+		{name: "get", args: "P A", summary: "show one agent's record", minPos: 2, maxPos: 2, run: cmdGet},
+		{name: "create", args: "P A [flags] -- CMD [ARGS…]", summary: "create an agent (not started)",
+			minPos: 2, maxPos: 2, rest: true, setup: setupCreate},
+		{name: "start", args: "P A", summary: "start an agent", minPos: 2, maxPos: 2, run: cmdStart},
+		{name: "stop", args: "P A [--grace SEC]", summary: "stop an agent: SIGTERM to its process group, SIGKILL after the grace",
+			minPos: 2, maxPos: 2, setup: setupStop},
+		{name: "rm", args: "P A [--force] [--delete-log]", summary: "remove an agent (--force stops a running one first)",
+			minPos: 2, maxPos: 2, setup: setupRemove},
+		{name: "stop-all", args: "P", summary: "stop every running agent of a project", minPos: 1, maxPos: 1, run: cmdStopAll},
+		{name: "logs", args: "P A [-n N] [-f]", summary: "print an agent's log (-f: keep printing what it writes, until Ctrl-C)",
+			minPos: 2, maxPos: 2, setup: setupLogs},
+		{name: "events", args: "P", summary: "print a project's event history", minPos: 1, maxPos: 1, run: cmdEvents},
+		{name: "ps", args: "[P A]", summary: "the dashboard: every agent of every loaded project, with its log file (or one agent)",
+			maxPos: 2, run: cmdPs},
+		{name: "status", summary: "check that the engine answers", maxPos: 0, run: cmdStatus},
+		{name: "serve", args: "[--listen ADDR]", summary: "run the engine without a window, until Ctrl-C", maxPos: 0, setup: setupServe},
+		{name: "help", args: "[COMMAND]", summary: "show help", maxPos: 1, run: cmdHelp},
+	}
+}
+
+func cmdHelp(e *env, pos, _ []string) error {
+	if len(pos) == 0 {
+		printUsage(e.stdout)
+		return nil
+	}
+	c := lookup(pos[0])
+	if c == nil {
+		return usagef("unknown command %q", pos[0])
+	}
+	fs, _ := flagsFor(c, &env{})
+	printCommandUsage(e.stdout, c, fs)
+	return nil
+}
+
+// projectURL is /v1/projects/{id} followed by the escaped parts.
+func projectURL(id string, parts ...string) string {
+	var b strings.Builder
+	b.WriteString("/v1/projects/")
+	b.WriteString(url.PathEscape(id))
+	for _, p := range parts {
+		b.WriteByte('/')
+		b.WriteString(url.PathEscape(p))
+	}
+	return b.String()
+}
+
+func agentURL(project, agent string, parts ...string) string {
+	return projectURL(project, append([]string{"agents", agent}, parts...)...)
+}
+
+// resolveProject turns a project argument (id, name or path) into its id. An
+// argument that matches nothing is passed on as is, so that the engine
+// answers ProjectNotFound in its own words.
+func (e *env) resolveProject(arg string) (string, error) {
+	var ps []store.Project
+	if _, err := e.call(http.MethodGet, "/v1/projects", nil, &ps); err != nil {
+		return "", err
+	}
+	for _, p := range ps {
+		if p.ID == arg {
+			return p.ID, nil
+		}
+	}
+	var byName []store.Project
+	for _, p := range ps {
+		if p.Name == arg {
+			byName = append(byName, p)
+		}
+	}
+	if len(byName) == 1 {
+		return byName[0].ID, nil
+	}
+	if len(byName) > 1 {
+		ids := make([]string, len(byName))
+		for i, p := range byName {
+			ids[i] = p.ID
+		}
+		return "", fmt.Errorf("project name '%s' is ambiguous (ids %s): use the id or the path", arg, strings.Join(ids, ", "))
+	}
+	if abs, err := filepath.Abs(arg); err == nil {
+		want := canonical(abs)
+		for _, p := range ps {
+			if canonical(p.Path) == want {
+				return p.ID, nil
+			}
+		}
+	}
+	return arg, nil
+}
+
+func canonical(p string) string {
+	p = filepath.Clean(p)
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return p
+}
+
+// --- projects
+
+func cmdProjects(e *env, _, _ []string) error {
+	var ps []store.Project
+	raw, err := e.call(http.MethodGet, "/v1/projects", nil, &ps)
+	if err != nil {
+		return err
+	}
+	if e.json {
+		e.printRaw(raw)
+		return nil
+	}
+	if len(ps) == 0 {
+		fmt.Fprintln(e.stdout, "No projects yet. Add one with: shepherd add-project PATH")
+		return nil
+	}
+	tw := e.table()
+	fmt.Fprintln(tw, "ID\tNAME\tPATH")
+	for _, p := range ps {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", p.ID, p.Name, p.Path)
+	}
+	return tw.Flush()
+}
+
+func setupAddProject(fs *flag.FlagSet) runFunc {
+	name := fs.String("name", "", "the project's display name (default: the folder's name)")
+	return func(e *env, pos, _ []string) error {
+		// The engine runs with another working folder: send an absolute path.
+		path, err := filepath.Abs(pos[0])
+		if err != nil {
+			return err
+		}
+		resp, err := e.do(http.MethodPost, "/v1/projects", api.ProjectInput{Path: path, Name: *name})
+		if err != nil {
+			return err
+		}
+		if e.json {
+			e.printRaw(resp.Body)
+			return nil
+		}
+		var p store.Project
+		if err := json.Unmarshal(resp.Body, &p); err != nil {
+			return err
+		}
+		if resp.Status == http.StatusCreated {
+			fmt.Fprintf(e.stdout, "Added project %s (%s) at %s\n", p.Name, p.ID, p.Path)
+		} else {
+			fmt.Fprintf(e.stdout, "Project %s (%s) at %s is already known\n", p.Name, p.ID, p.Path)
+		}
+		return nil
+	}
+}
+
+func cmdSelect(e *env, pos, _ []string) error {
+	id, err := e.resolveProject(pos[0])
+	if err != nil {
+		return err
+	}
+	var sum supervisor.SyncSummary
+	raw, err := e.call(http.MethodPost, projectURL(id, "select"), nil, &sum)
+	if err != nil {
+		return err
+	}
+	if e.json {
+		e.printRaw(raw)
+		return nil
+	}
+	fmt.Fprintf(e.stdout, "Project %s selected: %d agent(s)", sum.ProjectID, sum.Total)
+	keys := make([]string, 0, len(sum.Counts))
+	for k := range sum.Counts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		if sum.Counts[k] > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", k, sum.Counts[k]))
+		}
+	}
+	if len(parts) > 0 {
+		fmt.Fprintf(e.stdout, " — %s", strings.Join(parts, ", "))
+	}
+	fmt.Fprintln(e.stdout)
+	if len(sum.Agents) > 0 {
+		tw := e.table()
+		fmt.Fprintln(tw, "AGENT\tOUTCOME\tSTATUS\tEXIT\tDETAIL")
+		for _, a := range sum.Agents {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", a.AgentID, a.Outcome, dash(a.Status), exitText(a.ExitCode, ""), dash(a.Detail))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	for _, c := range sum.Corrupt {
+		fmt.Fprintf(e.stdout, "Corrupt record of %s moved to %s: %s\n", c.AgentID, c.MovedTo, c.Problem)
+	}
+	return nil
+}
+
+// --- agents
+
+func cmdList(e *env, pos, _ []string) error {
+	id, err := e.resolveProject(pos[0])
+	if err != nil {
+		return err
+	}
+	var recs []*store.Record
+	raw, err := e.call(http.MethodGet, projectURL(id, "agents"), nil, &recs)
+	if err != nil {
+		return err
+	}
+	if e.json {
+		e.printRaw(raw)
+		return nil
+	}
+	if len(recs) == 0 {
+		fmt.Fprintf(e.stdout, "No agents in project %s.\n", id)
+		return nil
+	}
+	tw := e.table()
+	fmt.Fprintln(tw, "ID\tSTATUS\tPID\tEXIT\tREASON\tSTARTED\tCOMMAND")
+	for _, r := range recs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Status, pidText(r.PID),
+			exitText(r.ExitCode, r.Signal), dash(string(r.ExitReason)), timeText(r.StartedAt), commandText(r.Command, r.Args))
+	}
+	return tw.Flush()
+}
+
+func cmdGet(e *env, pos, _ []string) error {
+	id, err := e.resolveProject(pos[0])
+	if err != nil {
+		return err
+	}
+	var r store.Record
+	raw, err := e.call(http.MethodGet, agentURL(id, pos[1]), nil, &r)
+	if err != nil {
+		return err
+	}
+	if e.json {
+		e.printRaw(raw)
+		return nil
+	}
+	return e.printRecord(&r)
+}
+
+func (e *env) printRecord(r *store.Record) error {
+	tw := e.table()
+	row := func(k, v string) {
+		if v != "" {
+			fmt.Fprintf(tw, "%s:\t%s\n", k, v)
+		}
+	}
+	row("ID", r.ID)
+	row("Project", r.ProjectID)
+	row("Name", r.Name)
+	row("Status", string(r.Status))
+	row("Desired", string(r.Desired))
+	row("Exit reason", string(r.ExitReason))
+	if r.ExitCode != nil || r.Signal != "" {
+		row("Exit", exitText(r.ExitCode, r.Signal))
+	}
+	row("Error", r.Error)
+	row("PID", pidText(r.PID))
+	if r.PID != 0 && !r.Attached {
+		row("Attached", "no (re-attached: not a child of this engine)")
+	}
+	row("Command", commandText(r.Command, r.Args))
+	row("Cwd", r.Cwd)
+	if len(r.Env) > 0 {
+		keys := make([]string, 0, len(r.Env))
+		for k := range r.Env {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			row("Env", k+"="+r.Env[k])
+		}
+	}
+	row("Profile", r.Profile)
+	if len(r.ResumeArgs) > 0 {
+		row("Resume args", strings.Join(quoteAll(r.ResumeArgs), " "))
+	}
+	row("Session", r.SessionID)
+	row("Keep alive", yesNo(r.KeepAlive))
+	row("Auto start", yesNo(r.AutoStartOnRestore))
+	if r.TimeoutSec > 0 {
+		row("Timeout", fmt.Sprintf("%ds", r.TimeoutSec))
+	}
+	row("Grace", fmt.Sprintf("%ds", r.GraceSec))
+	row("Created", timeText(&r.CreatedAt))
+	row("Started", optTime(r.StartedAt))
+	row("Stopped", optTime(r.StoppedAt))
+	row("Last activity", optTime(r.LastActivityAt))
+	if r.RestartCount > 0 || r.RestartFailureCount > 0 {
+		row("Restarts", fmt.Sprintf("%d (failures in a row: %d)", r.RestartCount, r.RestartFailureCount))
+	}
+	row("Next restart", optTime(r.NextRestartAt))
+	if r.ResumeCount > 0 || r.AutoResumeCount > 0 {
+		row("Resumes", fmt.Sprintf("%d (automatic: %d)", r.ResumeCount, r.AutoResumeCount))
+	}
+	row("Paused", optTime(r.PausedAt))
+	row("Log", r.LogPath)
+	return tw.Flush()
+}
+
+func setupCreate(fs *flag.FlagSet) runFunc {
+	var (
+		envs       listFlag
+		resumeArg  listFlag
+		resumeArgs string
+		timeout    nonNegInt
+		grace      nonNegInt
+		staleCheck optBool
+	)
+	cwd := fs.String("cwd", "", "working folder (default: the project folder)")
+	name := fs.String("name", "", "display name")
+	profile := fs.String("profile", "", "how to read the agent's log: generic or claude-stream-json")
+	keepAlive := fs.Bool("keep-alive", false, "restart it with backoff when it dies")
+	autoStart := fs.Bool("auto-start", false, "start it when its project is loaded")
+	fs.Var(&envs, "env", "environment variable K=V (repeatable)")
+	fs.Var(&timeout, "timeout", "stop it after SEC seconds (0: never)")
+	fs.Var(&grace, "grace", "seconds between SIGTERM and SIGKILL when stopping (default 10)")
+	fs.Var(&resumeArg, "resume-arg", "one argument of the resume command line, may hold {sessionId} (repeatable)")
+	fs.StringVar(&resumeArgs, "resume-args", "", "the resume arguments as one shell-quoted string")
+	fs.Var(&staleCheck, "stale-check", "check it for silence (default: on for claude-stream-json only)")
+	return func(e *env, pos, tail []string) error {
+		spec := supervisor.AgentSpec{
+			ID:                 pos[1],
+			Name:               *name,
+			Command:            tail[0],
+			Args:               tail[1:],
+			Profile:            *profile,
+			KeepAlive:          *keepAlive,
+			AutoStartOnRestore: *autoStart,
+			TimeoutSec:         int(timeout),
+			GraceSec:           int(grace),
+			StaleCheck:         staleCheck.v,
+		}
+		if *cwd != "" {
+			abs, err := filepath.Abs(*cwd)
+			if err != nil {
+				return err
+			}
+			spec.Cwd = abs
+		}
+		for _, kv := range envs {
+			k, v, ok := strings.Cut(kv, "=")
+			if !ok || k == "" {
+				return usagef("--env %q: want KEY=VALUE", kv)
+			}
+			if spec.Env == nil {
+				spec.Env = map[string]string{}
+			}
+			spec.Env[k] = v
+		}
+		if resumeArgs != "" {
+			if len(resumeArg) > 0 {
+				return usagef("use either --resume-arg (repeated) or --resume-args, not both")
+			}
+			words, err := splitWords(resumeArgs)
+			if err != nil {
+				return usagef("--resume-args: %v", err)
+			}
+			spec.ResumeArgs = words
+		} else if len(resumeArg) > 0 {
+			spec.ResumeArgs = []string(resumeArg)
+		}
+		id, err := e.resolveProject(pos[0])
+		if err != nil {
+			return err
+		}
+		var r store.Record
+		raw, err := e.call(http.MethodPost, projectURL(id, "agents"), spec, &r)
+		if err != nil {
+			return err
+		}
+		if e.json {
+			e.printRaw(raw)
+			return nil
+		}
+		fmt.Fprintf(e.stdout, "Created agent %s in project %s (%s)\n", r.ID, r.ProjectID, r.Status)
+		return nil
+	}
+}
+
+func cmdStart(e *env, pos, _ []string) error {
+	id, err := e.resolveProject(pos[0])
+	if err != nil {
+		return err
+	}
+	var r store.Record
+	raw, err := e.call(http.MethodPost, agentURL(id, pos[1], "start"), nil, &r)
+	if err != nil {
+		return err
+	}
+	if e.json {
+		e.printRaw(raw)
+		return nil
+	}
+	fmt.Fprintf(e.stdout, "Started %s (pid %s, %s)\n", r.ID, pidText(r.PID), r.Status)
+	return nil
+}
+
+func setupStop(fs *flag.FlagSet) runFunc {
+	var grace optInt
+	fs.Var(&grace, "grace", "seconds between SIGTERM and SIGKILL (default: the agent's own)")
+	return func(e *env, pos, _ []string) error {
+		id, err := e.resolveProject(pos[0])
+		if err != nil {
+			return err
+		}
+		var body any
+		if grace.v != nil {
+			body = api.StopInput{GraceSec: grace.v}
+		}
+		var r store.Record
+		raw, err := e.call(http.MethodPost, agentURL(id, pos[1], "stop"), body, &r)
+		if err != nil {
+			return err
+		}
+		if e.json {
+			e.printRaw(raw)
+			return nil
+		}
+		fmt.Fprintf(e.stdout, "Stopped %s (%s, %s)\n", r.ID, r.Status, dash(string(r.ExitReason)))
+		return nil
+	}
+}
+
+func setupRemove(fs *flag.FlagSet) runFunc {
+	force := fs.Bool("force", false, "stop the agent first if it is running")
+	deleteLog := fs.Bool("delete-log", false, "delete its log too")
+	return func(e *env, pos, _ []string) error {
+		id, err := e.resolveProject(pos[0])
+		if err != nil {
+			return err
+		}
+		q := url.Values{}
+		if *force {
+			q.Set("force", "true")
+		}
+		if *deleteLog {
+			q.Set("deleteLog", "true")
+		}
+		path := agentURL(id, pos[1])
+		if len(q) > 0 {
+			path += "?" + q.Encode()
+		}
+		raw, err := e.call(http.MethodDelete, path, nil, nil)
+		if err != nil {
+			return err
+		}
+		if e.json {
+			e.printRaw(raw)
+			return nil
+		}
+		if *deleteLog {
+			fmt.Fprintf(e.stdout, "Removed %s and its log\n", pos[1])
+		} else {
+			fmt.Fprintf(e.stdout, "Removed %s (its log was kept)\n", pos[1])
+		}
+		return nil
+	}
+}
+
+func cmdStopAll(e *env, pos, _ []string) error {
+	id, err := e.resolveProject(pos[0])
+	if err != nil {
+		return err
+	}
+	var res []supervisor.StopResult
+	raw, err := e.call(http.MethodPost, projectURL(id, "stop-all"), nil, &res)
+	if err != nil {
+		return err
+	}
+	failed := 0
+	for _, r := range res {
+		if r.Error != "" {
+			failed++
+		}
+	}
+	if e.json {
+		e.printRaw(raw)
+	} else if len(res) == 0 {
+		fmt.Fprintln(e.stdout, "No running agents.")
+	} else {
+		tw := e.table()
+		fmt.Fprintln(tw, "AGENT\tSTATUS\tREASON\tERROR")
+		for _, r := range res {
+			status, reason := "-", "-"
+			if r.Record != nil {
+				status, reason = string(r.Record.Status), dash(string(r.Record.ExitReason))
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.AgentID, status, reason, dash(r.Error))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d agent(s) could not be stopped", failed, len(res))
+	}
+	return nil
+}
+
+// --- dashboard
+
+func cmdPs(e *env, pos, _ []string) error {
+	switch len(pos) {
+	case 1:
+		return usagef("ps: give both P and A, or neither")
+	case 2:
+		id, err := e.resolveProject(pos[0])
+		if err != nil {
+			return err
+		}
+		var r store.Record
+		raw, err := e.call(http.MethodGet, "/v1/engine/processes/"+url.PathEscape(id)+"/"+url.PathEscape(pos[1]), nil, &r)
+		if err != nil {
+			return err
+		}
+		if e.json {
+			e.printRaw(raw)
+			return nil
+		}
+		return e.printRecord(&r)
+	}
+	var recs []*store.Record
+	raw, err := e.call(http.MethodGet, "/v1/engine/processes", nil, &recs)
+	if err != nil {
+		return err
+	}
+	if e.json {
+		e.printRaw(raw)
+		return nil
+	}
+	if len(recs) == 0 {
+		fmt.Fprintln(e.stdout, "No agents in the loaded projects.")
+		return nil
+	}
+	tw := e.table()
+	fmt.Fprintln(tw, "PROJECT\tID\tSTATUS\tPID\tEXIT\tREASON\tSTARTED\tLOG")
+	for _, r := range recs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ProjectID, r.ID, r.Status, pidText(r.PID),
+			exitText(r.ExitCode, r.Signal), dash(string(r.ExitReason)), timeText(r.StartedAt), r.LogPath)
+	}
+	return tw.Flush()
+}
+
+func cmdStatus(e *env, _, _ []string) error {
+	var st api.EngineStatus
+	raw, err := e.call(http.MethodGet, "/v1/engine", nil, &st)
+	if err != nil {
+		return err
+	}
+	if e.json {
+		e.printRaw(raw)
+		return nil
+	}
+	fmt.Fprintf(e.stdout, "Engine running at %s (pid %d, version %s)\n", e.client.BaseURL, st.PID, st.Version)
+	return nil
+}
+
+// --- logs and events
+
+func setupLogs(fs *flag.FlagSet) runFunc {
+	var n nonNegInt
+	fs.Var(&n, "n", "print only the last N lines (0: the engine's default, the last 1000)")
+	follow := fs.Bool("f", false, "keep printing new output until Ctrl-C")
+	fs.BoolVar(follow, "follow", false, "same as -f")
+	return func(e *env, pos, _ []string) error {
+		id, err := e.resolveProject(pos[0])
+		if err != nil {
+			return err
+		}
+		resp, err := e.do(http.MethodGet, agentURL(id, pos[1], "log")+"?tail="+strconv.Itoa(int(n)), nil)
+		if err != nil {
+			return err
+		}
+		if _, err := e.stdout.Write(resp.Body); err != nil {
+			return err
+		}
+		if !*follow {
+			return nil
+		}
+		return e.followLog(id, pos[1], resp.Header.Get(api.HeaderLogOffset))
+	}
+}
+
+// followPoll is how often `logs -f` asks for new output.
+var followPoll = 250 * time.Millisecond
+
+// followLog polls the log from offset on until the context ends (Ctrl-C),
+// which is a normal end.
+func (e *env) followLog(project, agent, offset string) error {
+	off, err := strconv.ParseInt(offset, 10, 64)
+	if err != nil {
+		return fmt.Errorf("the engine did not say where the log ends (%s header): cannot follow", api.HeaderLogOffset)
+	}
+	t := time.NewTicker(followPoll)
+	defer t.Stop()
+	for {
+		select {
+		case <-e.ctx.Done():
+			return nil
+		case <-t.C:
+		}
+		resp, err := e.do(http.MethodGet, agentURL(project, agent, "log")+"?since="+strconv.FormatInt(off, 10), nil)
+		if err != nil {
+			if e.ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		if len(resp.Body) > 0 {
+			if _, err := e.stdout.Write(resp.Body); err != nil {
+				return err
+			}
+		}
+		if next, err := strconv.ParseInt(resp.Header.Get(api.HeaderLogOffset), 10, 64); err == nil {
+			off = next
+		}
+	}
+}
+
+func cmdEvents(e *env, pos, _ []string) error {
+	id, err := e.resolveProject(pos[0])
+	if err != nil {
+		return err
+	}
+	resp, err := e.do(http.MethodGet, projectURL(id, "events"), nil)
+	if err != nil {
+		return err
+	}
+	if e.json {
+		_, err := e.stdout.Write(resp.Body)
+		return err
+	}
+	lines := strings.Split(strings.TrimRight(string(resp.Body), "\n"), "\n")
+	if len(lines) == 1 && lines[0] == "" {
+		fmt.Fprintln(e.stdout, "No events yet.")
+		return nil
+	}
+	tw := e.table()
+	fmt.Fprintln(tw, "TIME\tEVENT\tAGENT\tFROM\tTO\tREASON\tDATA")
+	for _, l := range lines {
+		var ev store.Event
+		if err := json.Unmarshal([]byte(l), &ev); err != nil || ev.Event == "" {
+			fmt.Fprintf(tw, "%s\n", l)
+			continue
+		}
+		data := ""
+		if len(ev.Data) > 0 {
+			b, _ := json.Marshal(ev.Data)
+			data = string(b)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", ev.Time.Local().Format("2006-01-02 15:04:05.000"),
+			ev.Event, dash(ev.AgentID), dash(ev.From), dash(ev.To), dash(ev.Reason), data)
+	}
+	return tw.Flush()
+}
+
+// --- serve
+
+func setupServe(fs *flag.FlagSet) runFunc {
+	listen := fs.String("listen", api.DefaultListen, "loopback address to listen on (port 0: a free one)")
+	return func(e *env, _, _ []string) error {
+		return Serve(e.ctx, ServeOptions{Listen: *listen, Console: e.stderr})
+	}
+}
+
+// --- formatting
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func pidText(pid int) string {
+	if pid == 0 {
+		return "-"
+	}
+	return strconv.Itoa(pid)
+}
+
+func exitText(code *int, signal string) string {
+	switch {
+	case signal != "":
+		return signal
+	case code != nil:
+		return strconv.Itoa(*code)
+	}
+	return "-"
+}
+
+func timeText(t *time.Time) string {
+	if t == nil || t.IsZero() {
+		return "-"
+	}
+	return t.Local().Format("2006-01-02 15:04:05")
+}
+
+func optTime(t *time.Time) string {
+	if t == nil || t.IsZero() {
+		return ""
+	}
+	return timeText(t)
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+func commandText(cmd string, args []string) string {
+	return strings.Join(quoteAll(append([]string{cmd}, args...)), " ")
+}
+
+// quoteAll quotes the words that a shell would split or expand.
+func quoteAll(words []string) []string {
+	out := make([]string, len(words))
+	for i, w := range words {
+		if w == "" || strings.ContainsAny(w, " \t\n'\"\\$`*?[]{}()<>|&;#~") {
+			w = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+		}
+		out[i] = w
+	}
+	return out
+}

@@ -1,0 +1,198 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"shepherd/backend/api"
+	"shepherd/backend/instance"
+	"shepherd/backend/logging"
+	"shepherd/backend/paths"
+	"shepherd/backend/supervisor"
+)
+
+// The API serves the real engine.
+var _ api.Engine = (*supervisor.Engine)(nil)
+
+// ShimEnv names the environment variable that overrides the shim's path.
+const ShimEnv = "SHEPHERD_SHIM"
+
+// ServeOptions configure a Host. Zero values are the defaults of
+// `shepherd serve`.
+type ServeOptions struct {
+	Listen   string             // loopback host:port; "": 127.0.0.1:0
+	Paths    *paths.Paths       // nil: paths.Default()
+	ShimPath string             // "": $SHEPHERD_SHIM, else shepherd-shim next to the executable
+	Emitter  supervisor.Emitter // pushed events (the GUI's bridge); may be nil
+	Logger   *zerolog.Logger    // nil: the app log file plus Console
+	Console  io.Writer          // console log lines and the start-up message; nil: os.Stderr
+}
+
+// Host is a running engine with its API: the lock on the data folder, the
+// engine, the HTTP server and engine.json. `shepherd serve` runs one; the
+// desktop app embeds one and uses Engine directly.
+type Host struct {
+	Engine *supervisor.Engine
+	Info   api.EngineInfo
+	Paths  paths.Paths
+	Logger zerolog.Logger
+
+	server     *api.Server
+	lock       *instance.Lock
+	logCloser  io.Closer
+	closeOnce  sync.Once
+	closeError error
+}
+
+// Start takes the data folder's lock, starts the engine and its API, and
+// writes engine.json. A second engine on the same data folder is refused
+// with an error that wraps instance.ErrLocked.
+func Start(ctx context.Context, opts ServeOptions) (_ *Host, err error) {
+	listen, err := api.CheckListenAddr(opts.Listen)
+	if err != nil {
+		return nil, err
+	}
+	p := paths.Default()
+	if opts.Paths != nil {
+		p = *opts.Paths
+	}
+	if err := p.Ensure(); err != nil {
+		return nil, fmt.Errorf("create Shepherd's folders: %w", err)
+	}
+	h := &Host{Paths: p}
+	defer func() {
+		if err != nil {
+			_ = h.release()
+		}
+	}()
+	if h.lock, err = instance.Acquire(p.LockFile()); err != nil {
+		return nil, err
+	}
+	console := opts.Console
+	if console == nil {
+		console = os.Stderr
+	}
+	if opts.Logger != nil {
+		h.Logger = *opts.Logger
+	} else {
+		h.Logger, h.logCloser, err = logging.New(p.AppLog(), console, zerolog.InfoLevel)
+		if err != nil {
+			return nil, fmt.Errorf("open the app log %s: %w", p.AppLog(), err)
+		}
+	}
+	shim := opts.ShimPath
+	if shim == "" {
+		shim = DefaultShimPath()
+	}
+	if _, serr := os.Stat(shim); serr != nil {
+		h.Logger.Warn().Str("shim", shim).Err(serr).Msg("agent shim not found; starting agents will fail")
+	}
+	h.Engine, err = supervisor.New(supervisor.Config{
+		DataDir:  p.Data,
+		ShimPath: shim,
+		Emitter:  opts.Emitter,
+		Logger:   h.Logger,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("start the engine: %w", err)
+	}
+	token, err := api.NewToken()
+	if err != nil {
+		return nil, err
+	}
+	handler := api.New(h.Engine, token, api.Options{Version: Version})
+	if h.server, err = api.Serve(context.Background(), listen, handler); err != nil {
+		return nil, err
+	}
+	h.Info = api.EngineInfo{URL: h.server.URL, Token: token, PID: os.Getpid()}
+	if err := api.WriteEngineInfo(p.EngineFile(), h.Info); err != nil {
+		return nil, err
+	}
+	h.Logger.Info().Str("url", h.Info.URL).Int("pid", h.Info.PID).Str("engineFile", p.EngineFile()).
+		Msg("engine API listening")
+	return h, nil
+}
+
+// Done is closed if the API server stops by itself (not by Close).
+func (h *Host) Done() <-chan struct{} { return h.server.Done() }
+
+// Close removes engine.json, stops the API (waiting a little for requests
+// under way), closes the engine — its agents keep running, they are durable —
+// and releases the lock. It is safe to call more than once.
+func (h *Host) Close() error {
+	h.closeOnce.Do(func() { h.closeError = h.release() })
+	return h.closeError
+}
+
+func (h *Host) release() error {
+	var errs []error
+	if h.Info.URL != "" {
+		if err := api.RemoveEngineInfo(h.Paths.EngineFile(), h.Info); err != nil {
+			errs = append(errs, fmt.Errorf("remove engine.json: %w", err))
+		}
+	}
+	if h.server != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_ = h.server.Shutdown(ctx)
+		cancel()
+	}
+	if h.Engine != nil {
+		h.Engine.Close()
+		h.Logger.Info().Msg("engine closed; agents keep running")
+	}
+	if h.lock != nil {
+		if err := h.lock.Release(); err != nil {
+			errs = append(errs, fmt.Errorf("release the engine lock: %w", err))
+		}
+	}
+	if h.logCloser != nil {
+		_ = h.logCloser.Close()
+	}
+	return errors.Join(errs...)
+}
+
+// Serve runs a Host until ctx is done (SIGINT/SIGTERM for `shepherd serve`),
+// then closes it.
+func Serve(ctx context.Context, opts ServeOptions) error {
+	h, err := Start(ctx, opts)
+	if err != nil {
+		return err
+	}
+	console := opts.Console
+	if console == nil {
+		console = os.Stderr
+	}
+	fmt.Fprintf(console, "Shepherd engine listening on %s (pid %d). Ctrl-C stops the engine; agents keep running.\n",
+		h.Info.URL, h.Info.PID)
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case <-h.Done():
+		serveErr = h.server.Err()
+	}
+	return errors.Join(serveErr, h.Close())
+}
+
+// DefaultShimPath is $SHEPHERD_SHIM, or shepherd-shim in the folder of the
+// running executable.
+func DefaultShimPath() string {
+	if p := os.Getenv(ShimEnv); p != "" {
+		return p
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "shepherd-shim"
+	}
+	if r, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = r
+	}
+	return filepath.Join(filepath.Dir(exe), "shepherd-shim")
+}
