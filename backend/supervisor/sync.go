@@ -85,11 +85,11 @@ func (e *Engine) load(p *project) (*SyncSummary, error) {
 }
 
 // syncAgent makes one record true (SPEC "Project selection").
-func (e *Engine) syncAgent(a *agent) AgentOutcome {
+func (e *Engine) syncAgent(a *agent) (out AgentOutcome) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	r := a.rec
-	out := AgentOutcome{AgentID: r.ID}
+	out.AgentID = r.ID
 	defer func() {
 		out.Status = string(a.rec.Status)
 		out.ExitCode = a.rec.ExitCode

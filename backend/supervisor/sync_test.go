@@ -85,6 +85,12 @@ func TestEngineCrashAndRestart(t *testing.T) {
 	if sum.Counts[OutcomeReattached] != 2 || sum.Counts[OutcomeExitedWhileClosed] != 2 || sum.Total != 4 {
 		t.Fatalf("summary counts %v total %d", sum.Counts, sum.Total)
 	}
+	for _, o := range sum.Agents {
+		want := map[string]string{"long": "running", "stubborn": "running", "exit0": "completed", "exit3": "failed"}[o.AgentID]
+		if o.Status != want {
+			t.Fatalf("summary says %s is %q, want %q", o.AgentID, o.Status, want)
+		}
+	}
 	r0 := h.get("exit0")
 	if r0.Status != lifecycle.Completed || r0.ExitReason != lifecycle.ReasonExitedWhileAppClosed || r0.ExitCode == nil || *r0.ExitCode != 0 {
 		t.Fatalf("exit0: %s %s %v", r0.Status, r0.ExitReason, r0.ExitCode)
