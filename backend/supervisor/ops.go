@@ -174,11 +174,11 @@ func (e *Engine) onTimeout(a *agent, rn *run) {
 	}
 	e.appendEvent(a.rec.ProjectID, store.Event{Time: e.clock.Now().UTC(), Event: "auto-execution:timeout",
 		AgentID: a.rec.ID, Data: map[string]any{"timeoutSec": t, "pid": rn.pid}})
-	grace := time.Duration(a.rec.GraceSec) * time.Second
+	graceEnd := time.Now().Add(time.Duration(a.rec.GraceSec) * time.Second)
 	done, err := e.beginStop(a, rn, "timeout")
 	a.mu.Unlock()
 	if err == nil {
-		e.finishStop(a, rn, done, grace, lifecycle.ReasonTimedOut)
+		e.finishStop(a, rn, done, graceEnd, lifecycle.ReasonTimedOut)
 	}
 }
 
@@ -189,10 +189,13 @@ func (e *Engine) StopAgent(ctx context.Context, projectID, agentID string, grace
 	if err != nil {
 		return nil, err
 	}
-	return e.stop(ctx, a, grace)
+	return e.stop(ctx, a, grace, time.Now())
 }
 
-func (e *Engine) stop(ctx context.Context, a *agent, grace *time.Duration) (*store.Record, error) {
+// stop stops a's run. The grace is counted from asked, the moment the stop
+// was requested, so that stopping many agents at once takes the grace and
+// not the grace plus the time to record every one of them.
+func (e *Engine) stop(ctx context.Context, a *agent, grace *time.Duration, asked time.Time) (*store.Record, error) {
 	a.mu.Lock()
 	if !a.rec.Status.Live() || a.run == nil {
 		a.mu.Unlock()
@@ -216,26 +219,24 @@ func (e *Engine) stop(ctx context.Context, a *agent, grace *time.Duration) (*sto
 	if grace != nil {
 		g = *grace
 	}
-	if err := e.update(a, func(r *store.Record) { r.Desired = lifecycle.DesiredStopped }); err != nil {
-		a.mu.Unlock()
-		return nil, err
-	}
 	done, err := e.beginStop(a, rn, "stop")
 	a.mu.Unlock()
 	if err != nil {
 		return nil, err
 	}
-	e.finishStop(a, rn, done, g, lifecycle.ReasonStoppedByUser)
+	e.finishStop(a, rn, done, asked.Add(g), lifecycle.ReasonStoppedByUser)
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return e.snapshot(a), rn.stopErr
 }
 
-// beginStop moves a running (or timed-out) agent to stopping and marks the
-// run as being stopped. a.mu is held.
+// beginStop moves a running (or timed-out) agent to stopping, desired
+// stopped (one write, made before any signal, so that an engine that dies
+// now still knows the stop was meant), and marks the run as being stopped.
+// a.mu is held.
 func (e *Engine) beginStop(a *agent, rn *run, reason string) (chan struct{}, error) {
 	if a.rec.Status != lifecycle.Stopping && a.rec.Status != lifecycle.Killing {
-		if err := e.apply(a, lifecycle.Stopping, reason, nil); err != nil {
+		if err := e.apply(a, lifecycle.Stopping, reason, func(r *store.Record) { r.Desired = lifecycle.DesiredStopped }); err != nil {
 			return nil, err
 		}
 	}
@@ -243,14 +244,14 @@ func (e *Engine) beginStop(a *agent, rn *run, reason string) (chan struct{}, err
 	return rn.stopDone, nil
 }
 
-// finishStop signals the group and waits: TERM, grace, KILL, then confirms
-// the whole group is gone and records the final status. It runs without
-// a.mu and closes done at the end.
-func (e *Engine) finishStop(a *agent, rn *run, done chan struct{}, grace time.Duration, reason lifecycle.ExitReason) {
+// finishStop signals the group and waits: TERM, until graceEnd, KILL, then
+// confirms the whole group is gone and records the final status. It runs
+// without a.mu and closes done at the end.
+func (e *Engine) finishStop(a *agent, rn *run, done chan struct{}, graceEnd time.Time, reason lifecycle.ExitReason) {
 	defer close(done)
 	pgid := rn.pid
 	_ = signalGroup(pgid, syscall.SIGTERM)
-	gone := e.waitGone(rn, grace)
+	gone := e.waitGone(rn, time.Until(graceEnd))
 	if !gone {
 		// Kill first, record after: the write must not delay the kill, and
 		// an engine that dies in between finds the group gone anyway.
@@ -347,6 +348,7 @@ func (e *Engine) StopAll(ctx context.Context, projectID string) ([]StopResult, e
 		a.mu.Unlock()
 	}
 	res := make([]StopResult, len(live))
+	asked := time.Now()
 	var wg sync.WaitGroup
 	for i, a := range live {
 		a.mu.Lock()
@@ -355,7 +357,7 @@ func (e *Engine) StopAll(ctx context.Context, projectID string) ([]StopResult, e
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r, err := e.stop(ctx, a, nil)
+			r, err := e.stop(ctx, a, nil, asked)
 			res[i] = StopResult{AgentID: id, Record: r}
 			if err != nil {
 				res[i].Error = err.Error()
@@ -381,7 +383,7 @@ func (e *Engine) RemoveAgent(ctx context.Context, projectID, agentID string, for
 		if !force {
 			return newErr(ErrIsRunning, "Process is running. Stop it before removing.")
 		}
-		if _, err := e.stop(ctx, a, nil); err != nil && !isKind(err, ErrNotRunning) {
+		if _, err := e.stop(ctx, a, nil, time.Now()); err != nil && !isKind(err, ErrNotRunning) {
 			return err
 		}
 	}

@@ -220,7 +220,7 @@ func (e *Engine) reattach(a *agent) {
 		}
 		done, err := e.beginStop(a, rn, "sync: resume stop")
 		if err == nil {
-			go e.finishStop(a, rn, done, time.Duration(a.rec.GraceSec)*time.Second, reason)
+			go e.finishStop(a, rn, done, time.Now().Add(time.Duration(a.rec.GraceSec)*time.Second), reason)
 		}
 	}
 }

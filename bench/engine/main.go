@@ -8,6 +8,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -163,6 +164,26 @@ func main() {
 	}
 	fmt.Printf("stop-all of %d stubborn agents, grace 2 s: %s, %d errors, %d surviving groups\n",
 		len(res), took.Round(time.Millisecond), failed, survivors)
+	phases(e, p.ID, t0)
+}
+
+// phases prints when the last agent reached each status of the stop, from
+// events.jsonl, relative to the stop-all call.
+func phases(e *supervisor.Engine, projectID string, t0 time.Time) {
+	b, err := os.ReadFile(e.Store().EventsPath(projectID))
+	check(err)
+	last := map[string]time.Duration{}
+	for _, l := range strings.Split(string(b), "\n") {
+		var ev store.Event
+		if json.Unmarshal([]byte(l), &ev) != nil || ev.Time.Before(t0) || !strings.HasPrefix(ev.AgentID, "stubborn-") {
+			continue
+		}
+		if d := ev.Time.Sub(t0); d > last[ev.To] {
+			last[ev.To] = d
+		}
+	}
+	fmt.Printf("  last agent in stopping at +%s, killing at +%s, stopped at +%s\n",
+		last["stopping"].Round(time.Millisecond), last["killing"].Round(time.Millisecond), last["stopped"].Round(time.Millisecond))
 }
 
 func h(e *supervisor.Engine, p, id string) lifecycle.Status {
