@@ -1,0 +1,5 @@
+import {Welcome} from './screens/welcome/Welcome'
+
+export default function App() {
+  return <Welcome/>
+}

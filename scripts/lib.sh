@@ -1,0 +1,62 @@
+# Shared helpers for the scripts in this folder. Source it; do not run it.
+
+# The repository root, whatever the caller's working folder.
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+# Debian packages the desktop build needs (Wails v2 on WebKitGTK 4.1) and a
+# virtual display for machines without one.
+BUILD_DEBS=(libgtk-3-dev libwebkit2gtk-4.1-dev pkg-config build-essential xvfb xauth)
+# Extra packages for the tests (browser end-to-end tests use the system Chromium).
+TEST_DEBS=(chromium)
+
+log() { printf '==> %s\n' "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# The Wails CLI version must match the library in go.mod: `@latest` resolves to
+# an old release that does not build with current Go.
+wails_version() {
+	(cd "$ROOT" && go list -m -f '{{.Version}}' github.com/wailsapp/wails/v2)
+}
+
+# The Wails CLI is installed into GOPATH/bin and always used by its full path,
+# so that another wails on PATH cannot be picked up by mistake.
+wails_bin() {
+	printf '%s/bin/wails\n' "$(go env GOPATH | cut -d: -f1)"
+}
+
+# app_bin is the executable wails build makes: inside the .app bundle on macOS.
+app_bin() {
+	if [[ "$(uname -s)" == Darwin ]]; then
+		printf '%s\n' "$ROOT/build/bin/shepherd.app/Contents/MacOS/shepherd"
+	else
+		printf '%s\n' "$ROOT/build/bin/shepherd"
+	fi
+}
+
+# build_app builds build/bin/shepherd and, next to it, the shepherd-shim helper
+# the engine looks for beside its own executable.
+build_app() {
+	local wails out
+	wails="$(wails_bin)"
+	out="$(mktemp)"
+	log "building the app (wails build, about a minute)"
+	# Quiet on success; the full output only when it fails.
+	if ! (cd "$ROOT" && "$wails" build >"$out" 2>&1); then
+		cat "$out" >&2
+		rm -f "$out"
+		die "wails build failed"
+	fi
+	rm -f "$out"
+	# wails build runs its own npm install when package.json changed, which
+	# rewrites package-lock.json; the modules are as current as setup.sh's.
+	if [[ -e "$ROOT/frontend/node_modules/.shepherd-installed" ]]; then
+		touch "$ROOT/frontend/node_modules/.shepherd-installed"
+	fi
+	log "building shepherd-shim"
+	build_shim "$(dirname "$(app_bin)")"
+}
+
+# build_shim DIR builds the shim helper into DIR.
+build_shim() {
+	(cd "$ROOT" && go build -o "$1/shepherd-shim" ./backend/shim/cmd/shepherd-shim)
+}

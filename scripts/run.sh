@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds Shepherd and runs it until the window is
+# closed or Ctrl-C. Without a display the app runs under a virtual one (Xvfb),
+# where the command line and the HTTP API still work.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+"$ROOT/scripts/setup.sh"
+build_app
+
+bin="$(app_bin)"
+if [[ "$(uname -s)" == Darwin || -n "${DISPLAY:-}" || -n "${WAYLAND_DISPLAY:-}" ]]; then
+	log "running $bin"
+	exec "$bin"
+fi
+
+log "no display: running Shepherd under a virtual display (xvfb-run); the window is invisible, but the CLI and the HTTP API work, e.g. build/bin/shepherd ls"
+exec xvfb-run -a "$bin"
