@@ -38,6 +38,7 @@ func main() {
 		},
 		BackgroundColour: &options.RGBA{R: 27, G: 38, B: 54, A: 1},
 		OnStartup:        app.OnStartup(a),
+		OnShutdown:       app.OnShutdown(a),
 		// A second launch hands over to the first window instead of starting
 		// a second engine on the same data.
 		SingleInstanceLock: &options.SingleInstanceLock{

@@ -8,14 +8,18 @@ import (
 	"sync"
 
 	"github.com/wailsapp/wails/v2/pkg/runtime"
+
+	"shepherd/backend/cli"
 )
 
 // App is the bound struct of the window. It grows one service per area later.
 type App struct {
 	version string
 
-	mu  sync.Mutex // ctx is set on Wails' start-up and read from other goroutines
-	ctx context.Context
+	mu        sync.Mutex // guards the fields below, set on start-up and read from other goroutines
+	ctx       context.Context
+	host      *cli.Host
+	engineErr error
 }
 
 // New returns an App ready to be bound; version is what Version reports.
@@ -25,11 +29,13 @@ func New(version string) *App { return &App{version: version} }
 // than a method so that Wails does not expose it to the frontend.
 func OnStartup(a *App) func(context.Context) { return a.startup }
 
-// startup keeps the Wails context, which every runtime call needs.
+// startup keeps the Wails context, which every runtime call needs, and
+// starts the embedded engine.
 func (a *App) startup(ctx context.Context) {
 	a.mu.Lock()
-	defer a.mu.Unlock()
 	a.ctx = ctx
+	a.mu.Unlock()
+	a.startEngine()
 }
 
 // wailsContext is the context from startup; nil before it.

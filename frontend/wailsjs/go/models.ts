@@ -1,0 +1,10 @@
+export namespace app {
+	
+	export interface EngineStatus {
+	    url: string;
+	    pid: number;
+	    dataDir: string;
+	}
+
+}
+
