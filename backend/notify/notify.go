@@ -1,0 +1,57 @@
+// Package notify carries what the engine wants a person to know: in-app
+// toasts (pushed to the UI as a "notify" event) and native desktop
+// notifications. The engine only talks to the Notifier interface; tests pass a
+// recorder.
+package notify
+
+// Levels of a notification.
+const (
+	Info    = "info"
+	Success = "success"
+	Warning = "warning"
+	Error   = "error"
+)
+
+// Kinds say what a notification is about, so the UI can translate it and the
+// settings can silence some (completion notices are opt-in).
+const (
+	KindFailed      = "failed"       // an agent failed (exit, log analysis)
+	KindResumeLimit = "resume_limit" // auto-resume gave up
+	KindStale       = "stale"        // silent past the threshold, not resumable
+	KindInterrupted = "interrupted"  // found dead, not resumable
+	KindResumed     = "resumed"      // auto-resumed
+	KindCompleted   = "completed"    // finished (opt-in)
+)
+
+// Notification is one message. Message is English; MessageJA is the text of
+// the seeds, for a Japanese UI.
+type Notification struct {
+	Level     string `json:"level"`
+	Kind      string `json:"kind"`
+	Title     string `json:"title"`
+	ProjectID string `json:"projectId,omitempty"`
+	AgentID   string `json:"agentId,omitempty"`
+	Message   string `json:"message"`
+	MessageJA string `json:"messageJa,omitempty"`
+}
+
+// Notifier delivers notifications.
+type Notifier interface {
+	Notify(n Notification)
+}
+
+// Func adapts a function to Notifier.
+type Func func(Notification)
+
+func (f Func) Notify(n Notification) { f(n) }
+
+// Multi sends to every non-nil notifier.
+type Multi []Notifier
+
+func (m Multi) Notify(n Notification) {
+	for _, x := range m {
+		if x != nil {
+			x.Notify(n)
+		}
+	}
+}
