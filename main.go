@@ -45,7 +45,7 @@ func main() {
 			UniqueId:               "dev.shepherd.app",
 			OnSecondInstanceLaunch: func(options.SecondInstanceData) { app.Focus(a) },
 		},
-		Bind: []any{a},
+		Bind: app.Bind(a),
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "shepherd:", err)

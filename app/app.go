@@ -7,23 +7,52 @@ import (
 	"context"
 	"sync"
 
+	"github.com/rs/zerolog"
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"shepherd/backend/cli"
+	"shepherd/backend/logfollow"
+	"shepherd/backend/notify"
 )
 
-// App is the bound struct of the window. It grows one service per area later.
+// App is the bound struct of the window; its services are bound beside it.
 type App struct {
 	version string
+
+	Projects *ProjectService
+	Agents   *AgentService
+	Logs     *LogService
+	Settings *SettingsService
+
+	native notify.Notifier
+	notes  chan notify.Notification // to the native notifier, off the engine's goroutines
+
+	// emitFn sends a pushed event to the window; tests replace it.
+	emitFn func(ctx context.Context, event string, data any)
 
 	mu        sync.Mutex // guards the fields below, set on start-up and read from other goroutines
 	ctx       context.Context
 	host      *cli.Host
 	engineErr error
+	follow    *logfollow.Hub
+	stopNotes chan struct{}
 }
 
 // New returns an App ready to be bound; version is what Version reports.
-func New(version string) *App { return &App{version: version} }
+func New(version string) *App {
+	a := &App{version: version, emitFn: func(ctx context.Context, event string, data any) {
+		runtime.EventsEmit(ctx, event, data)
+	}}
+	a.Projects = &ProjectService{a}
+	a.Agents = &AgentService{a}
+	a.Logs = &LogService{a}
+	a.Settings = &SettingsService{a}
+	a.native = newNativeNotifier(a.logger)
+	return a
+}
+
+// Bind lists the structs main binds to the frontend.
+func Bind(a *App) []any { return []any{a, a.Projects, a.Agents, a.Logs, a.Settings} }
 
 // OnStartup is the hook for options.App.OnStartup. It is a function rather
 // than a method so that Wails does not expose it to the frontend.
@@ -35,6 +64,7 @@ func (a *App) startup(ctx context.Context) {
 	a.mu.Lock()
 	a.ctx = ctx
 	a.mu.Unlock()
+	a.startNotes()
 	a.startEngine()
 }
 
@@ -43,6 +73,23 @@ func (a *App) wailsContext() context.Context {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.ctx
+}
+
+// logger is the engine's logger, or a quiet one before the engine starts.
+func (a *App) logger() zerolog.Logger {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.host != nil {
+		return a.host.Logger
+	}
+	return zerolog.Nop()
+}
+
+// emit sends a pushed event to the window (none before startup).
+func (a *App) emit(event string, data any) {
+	if ctx := a.wailsContext(); ctx != nil {
+		a.emitFn(ctx, event, data)
+	}
 }
 
 // Version is the version of this build.

@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/wailsapp/wails/v2/pkg/runtime"
-
 	"shepherd/backend/cli"
+	"shepherd/backend/notify"
+	"shepherd/backend/supervisor"
 )
 
 // EngineStatus tells the window where its embedded engine's API listens,
@@ -17,13 +17,80 @@ type EngineStatus struct {
 	DataDir string `json:"dataDir"`
 }
 
-// emitter bridges the engine's pushed events to Wails events.
+// EventNotify is the engine's toast payload (a notify.Notification).
+const EventNotify = "notify"
+
+// emitter bridges the engine's pushed events to Wails events, and hands
+// notifications to the native notifier too.
 type emitter struct{ a *App }
 
 func (e emitter) Emit(event string, data any) {
-	if ctx := e.a.wailsContext(); ctx != nil {
-		runtime.EventsEmit(ctx, event, data)
+	e.a.emit(event, data)
+	if event != EventNotify {
+		return
 	}
+	var n notify.Notification
+	switch v := data.(type) {
+	case notify.Notification:
+		n = v
+	case *notify.Notification:
+		if v == nil {
+			return
+		}
+		n = *v
+	default:
+		return
+	}
+	// Never block the engine: a full queue drops the desktop copy (the
+	// window's toast still shows).
+	select {
+	case e.a.notes <- n:
+	default:
+	}
+}
+
+// startNotes runs the goroutine that shows native notifications, apart from
+// the engine's goroutines (a notification service can be slow, and settings
+// are read from the engine).
+func (a *App) startNotes() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.stopNotes != nil {
+		return
+	}
+	a.notes = make(chan notify.Notification, 64)
+	a.stopNotes = make(chan struct{})
+	notes, stop := a.notes, a.stopNotes
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case n := <-notes:
+				if a.wantNative(n) {
+					a.native.Notify(n)
+				}
+			}
+		}
+	}()
+}
+
+// wantNative applies the project's toggles: native notifications on/off,
+// and completions only when asked for.
+func (a *App) wantNative(n notify.Notification) bool {
+	s := supervisor.Settings{NotifyNative: true} // the defaults of an unknown project
+	if e, err := a.engine(); err == nil && n.ProjectID != "" {
+		if got, err := e.GetSettings(n.ProjectID); err == nil {
+			s = got
+		}
+	}
+	if !s.NotifyNative {
+		return false
+	}
+	if n.Kind == notify.KindCompleted || n.Kind == notify.KindResumed {
+		return s.NotifyCompletion && n.Kind == notify.KindCompleted
+	}
+	return true
 }
 
 // startEngine runs the same engine and API as `shepherd serve` inside the
@@ -35,14 +102,21 @@ func (a *App) startEngine() {
 	a.host, a.engineErr = h, err
 }
 
-// OnShutdown is the hook for options.App.OnShutdown: the engine stops
-// watching and its API closes; the agents keep running (they are durable).
+// OnShutdown is the hook for options.App.OnShutdown: log follows end, the
+// engine stops watching and its API closes; the agents keep running (they
+// are durable).
 func OnShutdown(a *App) func(context.Context) {
 	return func(context.Context) {
 		a.mu.Lock()
-		h := a.host
-		a.host = nil
+		h, hub, stop := a.host, a.follow, a.stopNotes
+		a.host, a.follow, a.stopNotes = nil, nil, nil
 		a.mu.Unlock()
+		if hub != nil {
+			hub.Close()
+		}
+		if stop != nil {
+			close(stop)
+		}
 		if h != nil {
 			_ = h.Close()
 		}

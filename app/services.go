@@ -1,0 +1,354 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/wailsapp/wails/v2/pkg/runtime"
+
+	"shepherd/backend/lifecycle"
+	"shepherd/backend/logfollow"
+	"shepherd/backend/store"
+	"shepherd/backend/supervisor"
+)
+
+// engine is the embedded engine, or why there is none.
+func (a *App) engine() (*supervisor.Engine, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.engineErr != nil {
+		return nil, fmt.Errorf("the engine did not start: %w", a.engineErr)
+	}
+	if a.host == nil {
+		return nil, errors.New("the engine is not running")
+	}
+	return a.host.Engine, nil
+}
+
+// ---------------------------------------------------------------- projects
+
+// ProjectService is the project switcher's door to the engine.
+type ProjectService struct{ a *App }
+
+// ProjectInfo is a known project with the counts the switcher shows. Counts
+// are known only for projects the engine has loaded (selected once).
+type ProjectInfo struct {
+	store.Project
+	Loaded    bool `json:"loaded"`
+	Agents    int  `json:"agents"`
+	Running   int  `json:"running"`
+	Attention int  `json:"attention"`
+}
+
+// NeedsAttention tells whether an agent's state wants a look: it failed,
+// was interrupted, or its end was found rather than seen.
+func NeedsAttention(r *store.Record) bool {
+	switch r.Status {
+	case lifecycle.Failed, lifecycle.Interrupted, lifecycle.TimedOut:
+		return true
+	}
+	return false
+}
+
+// List returns the known projects, oldest first.
+func (s *ProjectService) List() ([]ProjectInfo, error) {
+	e, err := s.a.engine()
+	if err != nil {
+		return nil, err
+	}
+	byProject := map[string][]*store.Record{}
+	for _, r := range e.AllAgents() {
+		byProject[r.ProjectID] = append(byProject[r.ProjectID], r)
+	}
+	out := []ProjectInfo{}
+	for _, p := range e.Projects() {
+		info := ProjectInfo{Project: p}
+		recs, ok := byProject[p.ID]
+		info.Loaded = ok || e.Selected() == p.ID
+		for _, r := range recs {
+			info.Agents++
+			if r.Status.Live() {
+				info.Running++
+			}
+			if NeedsAttention(r) {
+				info.Attention++
+			}
+		}
+		out = append(out, info)
+	}
+	return out, nil
+}
+
+// Add registers a folder as a project (the same folder again returns the
+// known project).
+func (s *ProjectService) Add(path, name string) (store.Project, error) {
+	e, err := s.a.engine()
+	if err != nil {
+		return store.Project{}, err
+	}
+	p, _, err := e.AddProject(path, name)
+	return p, err
+}
+
+// PickFolder opens the native folder picker; "" when the user cancels.
+func (s *ProjectService) PickFolder(title string) (string, error) {
+	ctx := s.a.wailsContext()
+	if ctx == nil {
+		return "", errors.New("no window")
+	}
+	if title == "" {
+		title = "Choose a folder"
+	}
+	return runtime.OpenDirectoryDialog(ctx, runtime.OpenDialogOptions{Title: title, CanCreateDirectories: true})
+}
+
+// Rename changes a project's display name.
+func (s *ProjectService) Rename(projectID, name string) (store.Project, error) {
+	e, err := s.a.engine()
+	if err != nil {
+		return store.Project{}, err
+	}
+	return e.RenameProject(projectID, name)
+}
+
+// Remove forgets a project; one with live agents needs force (which stops
+// them first).
+func (s *ProjectService) Remove(projectID string, force bool) error {
+	e, err := s.a.engine()
+	if err != nil {
+		return err
+	}
+	s.a.Logs.unfollowProject(projectID)
+	return e.RemoveProject(context.Background(), projectID, force)
+}
+
+// Select makes a project the selected one and runs its load-time sync.
+func (s *ProjectService) Select(projectID string) (*supervisor.SyncSummary, error) {
+	e, err := s.a.engine()
+	if err != nil {
+		return nil, err
+	}
+	return e.SelectProject(context.Background(), projectID)
+}
+
+// ------------------------------------------------------------------ agents
+
+// AgentService is the agents view's door to the engine.
+type AgentService struct{ a *App }
+
+// List returns a project's agents, oldest first.
+func (s *AgentService) List(projectID string) ([]*store.Record, error) {
+	e, err := s.a.engine()
+	if err != nil {
+		return nil, err
+	}
+	return e.ListAgents(projectID)
+}
+
+// Get returns one agent's record.
+func (s *AgentService) Get(projectID, agentID string) (*store.Record, error) {
+	e, err := s.a.engine()
+	if err != nil {
+		return nil, err
+	}
+	return e.GetAgent(projectID, agentID)
+}
+
+// Create adds an agent (not started).
+func (s *AgentService) Create(projectID string, spec supervisor.AgentSpec) (*store.Record, error) {
+	e, err := s.a.engine()
+	if err != nil {
+		return nil, err
+	}
+	return e.CreateAgent(projectID, spec)
+}
+
+// Update changes the user-set fields of an agent that is not live.
+func (s *AgentService) Update(projectID string, spec supervisor.AgentSpec) (*store.Record, error) {
+	e, err := s.a.engine()
+	if err != nil {
+		return nil, err
+	}
+	r, err := e.UpdateAgent(projectID, spec)
+	if err == nil && r == nil {
+		return nil, errors.New("editing an agent is not available in this build")
+	}
+	return r, err
+}
+
+// Start starts an agent with its args.
+func (s *AgentService) Start(projectID, agentID string) (*store.Record, error) {
+	e, err := s.a.engine()
+	if err != nil {
+		return nil, err
+	}
+	return e.StartAgent(context.Background(), projectID, agentID)
+}
+
+// Stop stops a live agent: SIGTERM, graceSec (negative: the agent's own
+// grace), SIGKILL.
+func (s *AgentService) Stop(projectID, agentID string, graceSec int) (*store.Record, error) {
+	e, err := s.a.engine()
+	if err != nil {
+		return nil, err
+	}
+	var grace *time.Duration
+	if graceSec >= 0 {
+		g := time.Duration(graceSec) * time.Second
+		grace = &g
+	}
+	return e.StopAgent(context.Background(), projectID, agentID, grace)
+}
+
+// Resume runs the agent's resume arguments with its session id.
+func (s *AgentService) Resume(projectID, agentID string) (*store.Record, error) {
+	e, err := s.a.engine()
+	if err != nil {
+		return nil, err
+	}
+	return e.ResumeAgent(context.Background(), projectID, agentID)
+}
+
+// Remove forgets an agent; a live one needs force. The log is kept unless
+// deleteLog.
+func (s *AgentService) Remove(projectID, agentID string, force, deleteLog bool) error {
+	e, err := s.a.engine()
+	if err != nil {
+		return err
+	}
+	s.a.Logs.hub().Unfollow(projectID, agentID)
+	return e.RemoveAgent(context.Background(), projectID, agentID, force, deleteLog)
+}
+
+// StopAll stops every live agent of a project.
+func (s *AgentService) StopAll(projectID string) ([]supervisor.StopResult, error) {
+	e, err := s.a.engine()
+	if err != nil {
+		return nil, err
+	}
+	return e.StopAll(context.Background(), projectID)
+}
+
+// Events returns the last limit entries of the project's events.jsonl that
+// concern agentID ("" for all), oldest first.
+func (s *AgentService) Events(projectID, agentID string, limit int) ([]store.Event, error) {
+	e, err := s.a.engine()
+	if err != nil {
+		return nil, err
+	}
+	path, err := e.EventsPath(projectID)
+	if err != nil {
+		return nil, err
+	}
+	if limit <= 0 {
+		limit = 200
+	}
+	return readEvents(path, agentID, limit)
+}
+
+// ---------------------------------------------------------------- settings
+
+// SettingsService reads and writes a project's settings, notification
+// toggles included.
+type SettingsService struct{ a *App }
+
+// Get returns a project's settings.
+func (s *SettingsService) Get(projectID string) (supervisor.Settings, error) {
+	e, err := s.a.engine()
+	if err != nil {
+		return supervisor.Settings{}, err
+	}
+	return e.GetSettings(projectID)
+}
+
+// Put validates and saves a project's settings.
+func (s *SettingsService) Put(projectID string, settings supervisor.Settings) (supervisor.Settings, error) {
+	e, err := s.a.engine()
+	if err != nil {
+		return supervisor.Settings{}, err
+	}
+	return e.PutSettings(projectID, settings)
+}
+
+// ------------------------------------------------------------------- logs
+
+// LogService reads agents' logs and follows the ones the UI shows, pushing
+// their new lines as batched "agent:log" events.
+type LogService struct {
+	a *App
+}
+
+// EventAgentLog is the event that carries a logfollow.Batch.
+const EventAgentLog = "agent:log"
+
+func (s *LogService) hub() *logfollow.Hub {
+	s.a.mu.Lock()
+	defer s.a.mu.Unlock()
+	if s.a.follow == nil {
+		s.a.follow = logfollow.NewHub(func(b logfollow.Batch) { s.a.emit(EventAgentLog, b) }, 0)
+	}
+	return s.a.follow
+}
+
+func (s *LogService) unfollowProject(projectID string) {
+	s.a.mu.Lock()
+	h := s.a.follow
+	s.a.mu.Unlock()
+	if h == nil {
+		return
+	}
+	e, err := s.a.engine()
+	if err != nil {
+		return
+	}
+	if recs, err := e.ListAgents(projectID); err == nil {
+		for _, r := range recs {
+			h.Unfollow(projectID, r.ID)
+		}
+	}
+}
+
+// Tail returns the last n complete lines of an agent's log (n <= 0: 2000)
+// and the offset Follow continues from.
+func (s *LogService) Tail(projectID, agentID string, n int) (logfollow.Chunk, error) {
+	e, err := s.a.engine()
+	if err != nil {
+		return logfollow.Chunk{}, err
+	}
+	r, err := e.GetAgent(projectID, agentID)
+	if err != nil {
+		return logfollow.Chunk{}, err
+	}
+	if n <= 0 {
+		n = 2000
+	}
+	return logfollow.Tail(r.LogPath, n)
+}
+
+// Follow pushes the lines written to an agent's log past offset as
+// "agent:log" events, about every 100 ms, until Unfollow.
+func (s *LogService) Follow(projectID, agentID string, offset int64) error {
+	e, err := s.a.engine()
+	if err != nil {
+		return err
+	}
+	r, err := e.GetAgent(projectID, agentID)
+	if err != nil {
+		return err
+	}
+	s.hub().Follow(projectID, agentID, r.LogPath, offset)
+	return nil
+}
+
+// Unfollow stops pushing an agent's log.
+func (s *LogService) Unfollow(projectID, agentID string) {
+	s.hub().Unfollow(projectID, agentID)
+}
+
+// sortEvents keeps events in time order (appends are, but be safe).
+func sortEvents(evs []store.Event) {
+	sort.SliceStable(evs, func(i, j int) bool { return evs[i].Time.Before(evs[j].Time) })
+}

@@ -1,0 +1,236 @@
+package app
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"shepherd/backend/logfollow"
+	"shepherd/backend/notify"
+	"shepherd/backend/supervisor"
+)
+
+// shim builds the agent shim once, unless SHEPHERD_SHIM names one.
+var shimOnce struct {
+	sync.Once
+	path string
+	err  error
+}
+
+func needShim(t *testing.T) {
+	t.Helper()
+	if p := os.Getenv("SHEPHERD_SHIM"); p != "" {
+		return
+	}
+	shimOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "shepherd-app-shim")
+		if err != nil {
+			shimOnce.err = err
+			return
+		}
+		shimOnce.path = filepath.Join(dir, "shepherd-shim")
+		out, err := exec.Command("go", "build", "-o", shimOnce.path, "shepherd/backend/shim/cmd/shepherd-shim").CombinedOutput()
+		if err != nil {
+			shimOnce.err = err
+			t.Log(string(out))
+		}
+	})
+	if shimOnce.err != nil {
+		t.Fatalf("build shim: %v", shimOnce.err)
+	}
+	t.Setenv("SHEPHERD_SHIM", shimOnce.path)
+}
+
+type emitted struct {
+	mu     sync.Mutex
+	events []struct {
+		name string
+		data any
+	}
+}
+
+func (r *emitted) emit(_ context.Context, name string, data any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, struct {
+		name string
+		data any
+	}{name, data})
+}
+
+func (r *emitted) logLines() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, e := range r.events {
+		if b, ok := e.data.(logfollow.Batch); ok && e.name == EventAgentLog {
+			out = append(out, b.Lines...)
+		}
+	}
+	return out
+}
+
+func (r *emitted) count(name string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, e := range r.events {
+		if e.name == name {
+			n++
+		}
+	}
+	return n
+}
+
+func startApp(t *testing.T) (*App, *emitted) {
+	t.Helper()
+	isolate(t)
+	needShim(t)
+	a := New("test")
+	rec := &emitted{}
+	a.emitFn = rec.emit
+	OnStartup(a)(context.Background())
+	t.Cleanup(func() { OnShutdown(a)(context.Background()) })
+	if _, err := a.Engine(); err != nil {
+		t.Fatal(err)
+	}
+	return a, rec
+}
+
+func eventually(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// The bound services drive the embedded engine: add a project, create and
+// start an agent, follow its log as pushed batches, stop it, remove it.
+func TestServicesDriveTheEngine(t *testing.T) {
+	a, rec := startApp(t)
+	dir := t.TempDir()
+	p, err := a.Projects.Add(dir, "demo")
+	if err != nil || p.Name != "demo" {
+		t.Fatalf("Add = %+v, %v", p, err)
+	}
+	if _, err := a.Projects.Select(p.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Agents.Create(p.ID, supervisor.AgentSpec{ID: "bad", Command: " "}); err == nil ||
+		!strings.Contains(err.Error(), "command is empty") {
+		t.Fatalf("Create with no command: %v", err)
+	}
+	spec := supervisor.AgentSpec{ID: "talker", Command: "sh",
+		Args: []string{"-c", "echo first; sleep 0.3; echo second; exec sleep 30"}, GraceSec: 1}
+	if _, err := a.Agents.Create(p.ID, spec); err != nil {
+		t.Fatal(err)
+	}
+	chunk, err := a.Logs.Tail(p.ID, "talker", 10)
+	if err != nil || len(chunk.Lines) != 0 {
+		t.Fatalf("Tail before start = %+v, %v", chunk, err)
+	}
+	if err := a.Logs.Follow(p.ID, "talker", chunk.Offset); err != nil {
+		t.Fatal(err)
+	}
+	r, err := a.Agents.Start(p.ID, "talker")
+	if err != nil || r.Status != "running" {
+		t.Fatalf("Start = %+v, %v", r, err)
+	}
+	eventually(t, "both log lines pushed", func() bool {
+		l := rec.logLines()
+		return len(l) == 2 && l[0] == "first" && l[1] == "second"
+	})
+	list, err := a.Projects.List()
+	if err != nil || len(list) != 1 || list[0].Running != 1 || !list[0].Loaded {
+		t.Fatalf("List = %+v, %v", list, err)
+	}
+	r, err = a.Agents.Stop(p.ID, "talker", 1)
+	if err != nil || r.Status != "stopped" {
+		t.Fatalf("Stop = %+v, %v", r, err)
+	}
+	if rec.count("agent:state") < 3 {
+		t.Fatalf("agent:state pushed %d times", rec.count("agent:state"))
+	}
+	evs, err := a.Agents.Events(p.ID, "talker", 100)
+	if err != nil || len(evs) < 3 || evs[0].Event != "created" {
+		t.Fatalf("Events = %+v, %v", evs, err)
+	}
+	a.Logs.Unfollow(p.ID, "talker")
+	if err := a.Agents.Remove(p.ID, "talker", false, true); err != nil {
+		t.Fatal(err)
+	}
+	if l, _ := a.Agents.List(p.ID); len(l) != 0 {
+		t.Fatalf("agents after remove: %d", len(l))
+	}
+}
+
+func TestServicesWithoutEngine(t *testing.T) {
+	a := New("test")
+	if _, err := a.Projects.List(); err == nil {
+		t.Fatal("List without an engine succeeded")
+	}
+	if _, err := a.Agents.Start("p", "a"); err == nil {
+		t.Fatal("Start without an engine succeeded")
+	}
+}
+
+// Without a session bus beeep is never called (it would start a stray
+// dbus-daemon), and the reason is logged once.
+func TestNativeNotifierNeedsASessionBus(t *testing.T) {
+	calls := 0
+	n := &nativeNotifier{
+		send:   func(string, string) error { calls++; return nil },
+		getenv: func(string) string { return "" },
+		log:    nopLogger,
+	}
+	n.Notify(notify.Notification{Title: "x", Message: "y"})
+	n.Notify(notify.Notification{Title: "x", Message: "y"})
+	if calls != 0 {
+		t.Fatalf("beeep called %d times without a session bus", calls)
+	}
+	n.getenv = func(string) string { return "unix:path=/run/user/1/bus" }
+	n.Notify(notify.Notification{Title: "Agent failed", Message: "boom"})
+	if calls != 1 {
+		t.Fatalf("beeep called %d times with a session bus", calls)
+	}
+}
+
+// Notifications the engine emits reach the window and, per the project's
+// toggles, the desktop.
+func TestNotifyEventsReachTheDesktop(t *testing.T) {
+	a, rec := startApp(t)
+	got := make(chan notify.Notification, 4)
+	a.native = notify.Func(func(n notify.Notification) { got <- n })
+	em := emitter{a}
+	em.Emit(EventNotify, notify.Notification{Kind: notify.KindFailed, Title: "failed", Message: "exit 3"})
+	em.Emit(EventNotify, &notify.Notification{Kind: notify.KindCompleted, Title: "done"})
+	select {
+	case n := <-got:
+		if n.Kind != notify.KindFailed {
+			t.Fatalf("first native notification: %+v", n)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no native notification")
+	}
+	select {
+	case n := <-got:
+		t.Fatalf("completion shown although not asked for: %+v", n)
+	case <-time.After(100 * time.Millisecond):
+	}
+	if rec.count(EventNotify) != 2 {
+		t.Fatalf("notify pushed %d times to the window", rec.count(EventNotify))
+	}
+}
+
+func nopLogger() zerolog.Logger { return zerolog.Nop() }
