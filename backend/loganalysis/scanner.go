@@ -1,0 +1,90 @@
+package loganalysis
+
+import "bytes"
+
+// Scanner follows a log while the agent writes it: feed it the bytes
+// appended since the last call. It keeps only the current partial line
+// (at most TailBytes; a longer line is dropped whole), so its memory does
+// not grow with the log. Lines are read exactly as Analyze reads them.
+//
+// Only the claude-stream-json profile yields anything; for other profiles
+// Feed does nothing. A Scanner is not safe for concurrent use.
+type Scanner struct {
+	claude   bool
+	pending  []byte // the partial line so far
+	skipping bool   // dropping the rest of an overlong line
+	st       claudeState
+}
+
+// NewScanner returns a Scanner for the profile. An invalid profile reads as
+// generic (nothing learned); check it with Profile.Validate.
+func NewScanner(p Profile) *Scanner {
+	return &Scanner{claude: p.Name == ProfileClaude}
+}
+
+// SkipToNextLine drops the bytes up to and including the next newline: use
+// it when the first bytes fed may start in the middle of a line (following a
+// log from an offset found afterwards rather than from its start).
+func (s *Scanner) SkipToNextLine() {
+	s.pending = s.pending[:0]
+	s.skipping = true
+}
+
+// Feed takes bytes appended to the log. It returns the latest session id seen
+// so far (see Result.SessionID) and the latest result line completed in this
+// call, nil if none. A result line followed, in the same call, by a new
+// run's init line is superseded and not returned. A line counts once its
+// newline has been fed.
+func (s *Scanner) Feed(b []byte) (sessionID string, result *Claude) {
+	if !s.claude {
+		return "", nil
+	}
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 { // the line goes on in a later call
+			switch {
+			case s.skipping:
+			case len(s.pending)+len(b) > TailBytes:
+				s.pending, s.skipping = s.pending[:0], true
+			default:
+				s.pending = append(s.pending, b...)
+			}
+			break
+		}
+		chunk := b[:i]
+		b = b[i+1:]
+		if s.skipping {
+			s.skipping = false
+			continue
+		}
+		line := chunk
+		if len(s.pending) > 0 {
+			if len(s.pending)+len(chunk) > TailBytes {
+				s.pending = s.pending[:0]
+				continue
+			}
+			s.pending = append(s.pending, chunk...)
+			line = s.pending
+		}
+		if len(line) <= TailBytes {
+			// Until an init line names the session, every line is parsed for
+			// its session_id; after, only those that may decide.
+			switch kind, c := s.st.line(bytes.TrimSuffix(line, []byte{'\r'}), s.st.initSID == ""); kind {
+			case kindInit:
+				result = nil
+			case kindResult:
+				result = c
+			}
+			s.st.resultLine = nil // it may point into pending
+		}
+		s.pending = s.pending[:0]
+	}
+	return s.st.sessionID(), result
+}
+
+// SessionID returns the latest session id seen so far.
+func (s *Scanner) SessionID() string { return s.st.sessionID() }
+
+// Result returns the result line of the latest run, nil if that run has
+// written none (yet): a later init line clears it.
+func (s *Scanner) Result() *Claude { return s.st.result }
