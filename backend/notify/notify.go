@@ -33,6 +33,9 @@ type Notification struct {
 	AgentID   string `json:"agentId,omitempty"`
 	Message   string `json:"message"`
 	MessageJA string `json:"messageJa,omitempty"`
+	// Native says whether the project's settings want an OS notification
+	// for it (toasts are shown either way).
+	Native bool `json:"native"`
 }
 
 // Notifier delivers notifications.

@@ -32,6 +32,8 @@ type Record struct {
 	Profile            string            `json:"profile"`
 	ResumeArgs         []string          `json:"resumeArgs,omitempty"`
 	SessionID          string            `json:"sessionId,omitempty"`
+	CompletionPattern  string            `json:"completionPattern,omitempty"` // generic profile
+	ErrorPattern       string            `json:"errorPattern,omitempty"`      // generic profile
 	KeepAlive          bool              `json:"keepAlive"`
 	AutoStartOnRestore bool              `json:"autoStartOnRestore"`
 	TimeoutSec         int               `json:"timeoutSec"`
@@ -62,6 +64,7 @@ type Record struct {
 	ResumeCount         int        `json:"resumeCount"`
 	PausedAt            *time.Time `json:"pausedAt,omitempty"`
 	StaleCheck          *bool      `json:"staleCheck,omitempty"`
+	Stale               bool       `json:"stale,omitempty"` // silent past the threshold and left running
 	LogPath             string     `json:"logPath"`
 }
 

@@ -20,6 +20,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"shepherd/backend/lifecycle"
+	"shepherd/backend/loganalysis"
+	"shepherd/backend/notify"
 	"shepherd/backend/procid"
 	"shepherd/backend/store"
 )
@@ -34,6 +36,12 @@ type Config struct {
 	// KillConfirm bounds the wait for a group to vanish after SIGKILL before
 	// a stop is reported as ProcessStopFailed. 0: 5 s.
 	KillConfirm time.Duration
+	// Notifier gets failures, resume limits and other notices (may be nil;
+	// they are pushed as "notify" events either way).
+	Notifier notify.Notifier
+	// LogPoll is how often the log of a running claude-stream-json agent is
+	// read for its session id and result line. 0: 500 ms.
+	LogPoll time.Duration
 }
 
 // Engine supervises the agents of every loaded project.
@@ -63,16 +71,21 @@ type Engine struct {
 type project struct {
 	info store.Project
 
-	mu      sync.Mutex
-	loaded  bool
-	agents  map[string]*agent
-	corrupt []CorruptRecord
+	mu       sync.Mutex
+	loaded   bool
+	agents   map[string]*agent
+	corrupt  []CorruptRecord
+	settings Settings
+	monitor  *monitor // the watchdog and stale tickers while selected
 }
 
 type agent struct {
 	mu  sync.Mutex // held by every operation on this agent
 	rec *store.Record
 	run *run // the live run this engine watches, nil if none
+
+	recovering   bool            // one recovery at a time
+	restartTimer clockwork.Timer // a pending keep-alive restart
 }
 
 // run is one live process of an agent.
@@ -90,6 +103,25 @@ type run struct {
 	// re-attached run, which is watched through its pid instead.
 	status     *bufio.Reader
 	statusFile *os.File
+
+	// forced, when set, is how the run's end is recorded instead of by its
+	// exit code (the engine ended it: result line, stale recovery).
+	forced *outcome
+
+	// Live log reading of claude-stream-json runs (activity.go).
+	scanMu      sync.Mutex
+	scanner     *loganalysis.Scanner
+	logOff      int64
+	result      *loganalysis.Claude
+	resultTimer clockwork.Timer
+	stable      clockwork.Timer // resets the keep-alive backoff after a stable run
+}
+
+// outcome is a final status the engine decided for a run.
+type outcome struct {
+	status lifecycle.Status
+	reason lifecycle.ExitReason
+	msg    string
 }
 
 // New opens the data folder and returns an engine. Projects are loaded (and
@@ -104,6 +136,9 @@ func New(cfg Config) (*Engine, error) {
 	}
 	if cfg.KillConfirm == 0 {
 		cfg.KillConfirm = 5 * time.Second
+	}
+	if cfg.LogPoll == 0 {
+		cfg.LogPoll = 500 * time.Millisecond
 	}
 	if cfg.ShimPath == "" {
 		return nil, errors.New("no shim executable configured")
@@ -138,12 +173,24 @@ func (e *Engine) Close() {
 	}
 	e.mu.Unlock()
 	for _, p := range ps {
+		e.stopMonitor(p)
 		for _, a := range p.list() {
 			a.mu.Lock()
-			if a.run != nil && a.run.timer != nil {
-				a.run.timer.Stop()
+			if a.run != nil {
+				stopTimers(a.run)
+			}
+			if a.restartTimer != nil {
+				a.restartTimer.Stop()
 			}
 			a.mu.Unlock()
+		}
+	}
+}
+
+func stopTimers(rn *run) {
+	for _, t := range []clockwork.Timer{rn.timer, rn.resultTimer, rn.stable} {
+		if t != nil {
+			t.Stop()
 		}
 	}
 }
@@ -157,6 +204,17 @@ func (e *Engine) BootID() string { return e.bootID }
 func (e *Engine) emit(event string, data any) {
 	if e.cfg.Emitter != nil {
 		e.cfg.Emitter.Emit(event, data)
+	}
+}
+
+// notify pushes a notification to the UI (toast) and the Notifier (native),
+// and logs it.
+func (e *Engine) notify(n notify.Notification) {
+	e.log.Info().Str("project", n.ProjectID).Str("agent", n.AgentID).Str("kind", n.Kind).Str("level", n.Level).
+		Msg(n.Message)
+	e.emit(EventNotify, n)
+	if e.cfg.Notifier != nil {
+		e.cfg.Notifier.Notify(n)
 	}
 }
 

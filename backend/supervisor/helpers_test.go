@@ -17,11 +17,12 @@ import (
 	"github.com/rs/zerolog"
 
 	"shepherd/backend/lifecycle"
+	"shepherd/backend/notify"
 	"shepherd/backend/procid"
 	"shepherd/backend/store"
 )
 
-var shimPath string
+var shimPath, fakeClaude string
 
 func TestMain(m *testing.M) {
 	if os.Getenv("SHEPHERD_TEST_ENGINE") != "" {
@@ -32,20 +33,25 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	shimPath = filepath.Join(dir, "shepherd-shim")
-	if out, err := exec.Command("go", "build", "-o", shimPath, "shepherd/backend/shim/cmd/shepherd-shim").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build shim: %v\n%s", err, out)
-		os.Exit(1)
+	fakeClaude = filepath.Join(dir, "claude")
+	for bin, pkg := range map[string]string{shimPath: "shepherd/backend/shim/cmd/shepherd-shim",
+		fakeClaude: "shepherd/backend/supervisor/testdata/fakeclaude"} {
+		if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "build %s: %v\n%s", pkg, err, out)
+			os.Exit(1)
+		}
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
 
-// recorder is an Emitter that keeps what it was given.
+// recorder is an Emitter and a Notifier that keeps what it was given.
 type recorder struct {
-	mu     sync.Mutex
-	events []string
-	states []*store.Record
+	mu      sync.Mutex
+	events  []string
+	states  []*store.Record
+	notices []notify.Notification
 }
 
 func (r *recorder) Emit(event string, data any) {
@@ -55,6 +61,24 @@ func (r *recorder) Emit(event string, data any) {
 	if rec, ok := data.(*store.Record); ok {
 		r.states = append(r.states, rec)
 	}
+}
+
+func (r *recorder) Notify(n notify.Notification) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.notices = append(r.notices, n)
+}
+
+func (r *recorder) notes(kind string) []notify.Notification {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []notify.Notification
+	for _, n := range r.notices {
+		if n.Kind == kind {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 func (r *recorder) statuses(agentID string) []lifecycle.Status {
@@ -93,7 +117,8 @@ func newHarness(t *testing.T, mods ...func(*Config)) *harness {
 // engine opens another engine over the harness's data folder.
 func (h *harness) engine(mods ...func(*Config)) *Engine {
 	h.t.Helper()
-	cfg := Config{DataDir: h.data, ShimPath: shimPath, Emitter: h.rec, Logger: zerolog.Nop()}
+	cfg := Config{DataDir: h.data, ShimPath: shimPath, Emitter: h.rec, Notifier: h.rec, Logger: zerolog.Nop(),
+		LogPoll: 20 * time.Millisecond}
 	for _, m := range mods {
 		m(&cfg)
 	}
@@ -251,3 +276,12 @@ func waitFor(t *testing.T, what string, within time.Duration, cond func() bool) 
 }
 
 func newFakeClock() *clockwork.FakeClock { return clockwork.NewFakeClockAt(time.Now()) }
+
+func writeFile(t *testing.T, path string) {
+	t.Helper()
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func removeFile(path string) { os.Remove(path) }

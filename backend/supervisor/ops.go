@@ -11,8 +11,66 @@ import (
 	"time"
 
 	"shepherd/backend/lifecycle"
+	"shepherd/backend/loganalysis"
 	"shepherd/backend/store"
 )
+
+// validateSpec checks spec and fills its defaults (cwd: the project folder,
+// profile generic, grace 10 s). Errors name the agent and what was wrong.
+func validateSpec(p *project, spec *AgentSpec) error {
+	if err := store.ValidID(spec.ID); err != nil {
+		return newErr(ErrValidation, "agent %v", err)
+	}
+	if strings.TrimSpace(spec.Command) == "" {
+		return newErr(ErrValidation, "agent '%s': command is empty", spec.ID)
+	}
+	if spec.Cwd == "" {
+		spec.Cwd = p.info.Path
+	}
+	if !filepath.IsAbs(spec.Cwd) {
+		spec.Cwd = filepath.Join(p.info.Path, spec.Cwd)
+	}
+	spec.Cwd = filepath.Clean(spec.Cwd)
+	if err := checkDir(spec.Cwd); err != nil {
+		return newErr(ErrValidation, "agent '%s': cwd %v", spec.ID, err)
+	}
+	switch spec.Profile {
+	case "":
+		spec.Profile = store.ProfileGeneric
+	case store.ProfileGeneric, store.ProfileClaudeJSON:
+	default:
+		return newErr(ErrValidation, "agent '%s': unknown profile %q (use %q or %q)",
+			spec.ID, spec.Profile, store.ProfileGeneric, store.ProfileClaudeJSON)
+	}
+	prof := loganalysis.Profile{Name: spec.Profile, CompletionPattern: spec.CompletionPattern, ErrorPattern: spec.ErrorPattern}
+	if err := prof.Validate(); err != nil {
+		return newErr(ErrValidation, "agent '%s': %v", spec.ID, err)
+	}
+	if spec.TimeoutSec < 0 {
+		return newErr(ErrValidation, "agent '%s': timeoutSec must be 0 (none) or positive, not %d", spec.ID, spec.TimeoutSec)
+	}
+	if spec.GraceSec < 0 || spec.GraceSec > 3600 {
+		return newErr(ErrValidation, "agent '%s': graceSec must be between 0 (default %d) and 3600, not %d", spec.ID, store.DefaultGraceSec, spec.GraceSec)
+	}
+	if spec.GraceSec == 0 {
+		spec.GraceSec = store.DefaultGraceSec
+	}
+	for k := range spec.Env {
+		if k == "" || strings.ContainsAny(k, "=\x00") {
+			return newErr(ErrValidation, "agent '%s': environment variable name %q is not valid", spec.ID, k)
+		}
+	}
+	return nil
+}
+
+// applySpec copies the user-set fields of spec into r.
+func applySpec(r *store.Record, spec AgentSpec) {
+	r.Name, r.Command, r.Args, r.Env, r.Cwd = spec.Name, spec.Command, append([]string{}, spec.Args...), spec.Env, spec.Cwd
+	r.Profile, r.ResumeArgs = spec.Profile, spec.ResumeArgs
+	r.CompletionPattern, r.ErrorPattern = spec.CompletionPattern, spec.ErrorPattern
+	r.KeepAlive, r.AutoStartOnRestore = spec.KeepAlive, spec.AutoStartOnRestore
+	r.TimeoutSec, r.GraceSec, r.StaleCheck = spec.TimeoutSec, spec.GraceSec, spec.StaleCheck
+}
 
 // CreateAgent validates spec and writes a new not_started record. Nothing is
 // written when spec is invalid or the id is taken.
@@ -21,54 +79,13 @@ func (e *Engine) CreateAgent(projectID string, spec AgentSpec) (*store.Record, e
 	if err != nil {
 		return nil, err
 	}
-	if err := store.ValidID(spec.ID); err != nil {
-		return nil, newErr(ErrValidation, "agent %v", err)
-	}
-	if strings.TrimSpace(spec.Command) == "" {
-		return nil, newErr(ErrValidation, "agent '%s': command is empty", spec.ID)
-	}
-	cwd := spec.Cwd
-	if cwd == "" {
-		cwd = p.info.Path
-	}
-	if !filepath.IsAbs(cwd) {
-		cwd = filepath.Join(p.info.Path, cwd)
-	}
-	cwd = filepath.Clean(cwd)
-	if err := checkDir(cwd); err != nil {
-		return nil, newErr(ErrValidation, "agent '%s': cwd %v", spec.ID, err)
-	}
-	switch spec.Profile {
-	case "":
-		spec.Profile = store.ProfileGeneric
-	case store.ProfileGeneric, store.ProfileClaudeJSON:
-	default:
-		return nil, newErr(ErrValidation, "agent '%s': unknown profile %q (use %q or %q)",
-			spec.ID, spec.Profile, store.ProfileGeneric, store.ProfileClaudeJSON)
-	}
-	if spec.TimeoutSec < 0 {
-		return nil, newErr(ErrValidation, "agent '%s': timeoutSec must be 0 (none) or positive, not %d", spec.ID, spec.TimeoutSec)
-	}
-	if spec.GraceSec < 0 || spec.GraceSec > 3600 {
-		return nil, newErr(ErrValidation, "agent '%s': graceSec must be between 0 (default %d) and 3600, not %d", spec.ID, store.DefaultGraceSec, spec.GraceSec)
-	}
-	if spec.GraceSec == 0 {
-		spec.GraceSec = store.DefaultGraceSec
-	}
-	for k := range spec.Env {
-		if k == "" || strings.ContainsAny(k, "=\x00") {
-			return nil, newErr(ErrValidation, "agent '%s': environment variable name %q is not valid", spec.ID, k)
-		}
+	if err := validateSpec(p, &spec); err != nil {
+		return nil, err
 	}
 	now := e.clock.Now().UTC()
-	rec := &store.Record{
-		ID: spec.ID, ProjectID: projectID, Name: spec.Name, Command: spec.Command,
-		Args: append([]string{}, spec.Args...), Env: spec.Env, Cwd: cwd, Profile: spec.Profile,
-		ResumeArgs: spec.ResumeArgs, KeepAlive: spec.KeepAlive, AutoStartOnRestore: spec.AutoStartOnRestore,
-		TimeoutSec: spec.TimeoutSec, GraceSec: spec.GraceSec, StaleCheck: spec.StaleCheck,
-		Status: lifecycle.NotStarted, Desired: lifecycle.DesiredStopped, Attached: true,
-		CreatedAt: now, LogPath: e.st.LogPath(projectID, spec.ID),
-	}
+	rec := &store.Record{ID: spec.ID, ProjectID: projectID, Status: lifecycle.NotStarted,
+		Desired: lifecycle.DesiredStopped, Attached: true, CreatedAt: now, LogPath: e.st.LogPath(projectID, spec.ID)}
+	applySpec(rec, spec)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if _, ok := p.agents[spec.ID]; ok {
@@ -84,6 +101,27 @@ func (e *Engine) CreateAgent(projectID string, spec AgentSpec) (*store.Record, e
 	snap := rec.Clone()
 	e.emit(EventAgentState, snap)
 	return snap, nil
+}
+
+// UpdateAgent changes the user-set fields of an agent that is not live.
+func (e *Engine) UpdateAgent(projectID string, spec AgentSpec) (*store.Record, error) {
+	p, a, err := e.agent(projectID, spec.ID)
+	if err != nil {
+		return nil, err
+	}
+	if err := validateSpec(p, &spec); err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.rec.Status.Live() {
+		return nil, newErr(ErrIsRunning, "Process is running. Stop it before editing.")
+	}
+	if err := e.update(a, func(r *store.Record) { applySpec(r, spec) }); err != nil {
+		return nil, err
+	}
+	e.appendEvent(projectID, store.Event{Time: e.clock.Now().UTC(), Event: "updated", AgentID: spec.ID})
+	return e.snapshot(a), nil
 }
 
 // StartAgent starts a not-live agent with its args. Of two concurrent starts
@@ -112,6 +150,8 @@ func (e *Engine) startLocked(a *agent, args []string, reason string, mut func(r 
 		return err
 	}
 	now := e.clock.Now().UTC()
+	e.cancelRestart(a)
+	logStart := fileSize(a.rec.LogPath)
 	rn, err := e.spawn(a.rec, args)
 	if err != nil {
 		msg := errStartFailed(id, err)
@@ -124,7 +164,7 @@ func (e *Engine) startLocked(a *agent, args []string, reason string, mut func(r 
 		r.PID, r.ProcessStartTime, r.ShimPID, r.BootID = rn.pid, rn.startTime, rn.shimPID, e.bootID
 		r.Attached = true
 		r.StartedAt, r.StoppedAt, r.LastActivityAt = &now, nil, &now
-		r.ExitCode, r.Signal, r.ExitReason, r.Error = nil, "", "", ""
+		r.ExitCode, r.Signal, r.ExitReason, r.Error, r.Stale = nil, "", "", "", false
 		if mut != nil {
 			mut(r)
 		}
@@ -135,8 +175,17 @@ func (e *Engine) startLocked(a *agent, args []string, reason string, mut func(r 
 		_ = syscall.Kill(-rn.pid, syscall.SIGKILL)
 		return errStartFailed(id, err)
 	}
+	rn.logOff = logStart
 	e.watchRun(a, rn)
+	e.armStable(a, rn)
 	return nil
+}
+
+func fileSize(path string) int64 {
+	if fi, err := os.Stat(path); err == nil {
+		return fi.Size()
+	}
+	return 0
 }
 
 // watchRun adopts rn as a's live run: arms its timeout and waits for its
@@ -155,6 +204,15 @@ func (e *Engine) watchRun(a *agent, rn *run) {
 	}
 	e.watchers.Add(1)
 	go e.watchExit(a, rn)
+	if a.rec.Profile == store.ProfileClaudeJSON {
+		rn.scanner = loganalysis.NewScanner(profileOf(a.rec))
+		if rn.status == nil && rn.logOff > 0 {
+			// Re-attached: reading starts inside the log, maybe mid-line.
+			rn.scanner.SkipToNextLine()
+		}
+		e.watchers.Add(1)
+		go e.followLog(a, rn)
+	}
 }
 
 // onTimeout is layer 2: running past timeoutSec → timed_out → graceful stop.
@@ -197,6 +255,14 @@ func (e *Engine) StopAgent(ctx context.Context, projectID, agentID string, grace
 // not the grace plus the time to record every one of them.
 func (e *Engine) stop(ctx context.Context, a *agent, grace *time.Duration, asked time.Time) (*store.Record, error) {
 	a.mu.Lock()
+	if !a.rec.Status.Live() && a.restartTimer != nil {
+		// Not running but about to be restarted by keep-alive: the stop
+		// cancels that.
+		e.cancelRestart(a)
+		err := e.update(a, func(r *store.Record) { r.Desired, r.NextRestartAt = lifecycle.DesiredStopped, nil })
+		defer a.mu.Unlock()
+		return e.snapshot(a), err
+	}
 	if !a.rec.Status.Live() || a.run == nil {
 		a.mu.Unlock()
 		return nil, errNotRunning(a.rec.ID)
@@ -273,9 +339,7 @@ func (e *Engine) finishStop(a *agent, rn *run, done chan struct{}, graceEnd time
 		_ = e.update(a, func(r *store.Record) { r.Error = rn.stopErr.Error() })
 		return
 	}
-	if rn.timer != nil {
-		rn.timer.Stop()
-	}
+	stopTimers(rn)
 	now := e.clock.Now().UTC()
 	err := e.apply(a, lifecycle.Stopped, string(reason), func(r *store.Record) {
 		r.ExitReason = reason
@@ -392,6 +456,7 @@ func (e *Engine) RemoveAgent(ctx context.Context, projectID, agentID string, for
 	if a.rec.Status.Live() {
 		return newErr(ErrIsRunning, "Process is running. Stop it before removing.")
 	}
+	e.cancelRestart(a)
 	if err := e.st.RemoveAgent(projectID, agentID, !deleteLog); err != nil {
 		return fmt.Errorf("remove agent '%s': %w", agentID, err)
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"shepherd/backend/lifecycle"
+	"shepherd/backend/notify"
 	"shepherd/backend/procid"
 	"shepherd/backend/shim"
 	"shepherd/backend/store"
@@ -258,10 +259,13 @@ func (e *Engine) awaitExitStatus(a *agent, rn *run) *store.ExitStatus {
 	}
 }
 
-// onExit records the end of a run the engine saw itself. A run that is
-// being stopped is finished by the stopper; a running one is judged by its
-// exit code.
+// onExit records the end of a run the engine saw itself (layer 1). A run
+// being stopped is finished by the stopper. Otherwise the run is judged by
+// the outcome the engine forced on it (result grace, stale recovery), else —
+// for claude-stream-json agents — by its result line when there is one, else
+// by its exit code.
 func (e *Engine) onExit(a *agent, rn *run, st *store.ExitStatus) {
+	sid, _ := rn.scan(a.logPath())
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.run != rn {
@@ -272,34 +276,58 @@ func (e *Engine) onExit(a *agent, rn *run, st *store.ExitStatus) {
 	if a.rec.Status != lifecycle.Running {
 		return // stopping/killing/timed out: finishStop completes it
 	}
-	if rn.timer != nil {
-		rn.timer.Stop()
-	}
+	stopTimers(rn)
 	now := e.clock.Now().UTC()
-	var to lifecycle.Status
-	var reason lifecycle.ExitReason
-	var msg string
-	switch {
-	case st == nil:
-		to, reason = lifecycle.Interrupted, lifecycle.ReasonUnknown
-		msg = "Process ended but its exit status could not be read (its shim was killed)"
-	case st.ExitCode != nil && *st.ExitCode == 0:
-		to, reason = lifecycle.Completed, lifecycle.ReasonCompleted
-	case st.ExitCode != nil:
-		to, reason = lifecycle.Failed, lifecycle.ReasonFailed
-		msg = fmt.Sprintf("Process exited with code %d", *st.ExitCode)
-	default:
-		to, reason = lifecycle.Failed, lifecycle.ReasonCrashed
-		msg = fmt.Sprintf("Process was killed by %s", st.Signal)
+	o := rn.forced
+	if o == nil {
+		o = resultOutcome(rn.result)
 	}
-	err := e.apply(a, to, "exit", func(r *store.Record) {
-		r.ExitReason = reason
-		r.Error = msg
+	if o == nil {
+		o = exitOutcome(st)
+	}
+	err := e.apply(a, o.status, "exit", func(r *store.Record) {
+		r.ExitReason, r.Error = o.reason, o.msg
+		if sid != "" {
+			r.SessionID = sid
+		}
 		setExit(r, st, now)
 	})
-	if err == nil {
-		a.run = nil
+	if err != nil {
+		return
 	}
+	a.run = nil
+	s := e.settingsOf(a.rec.ProjectID)
+	switch {
+	case o.status == lifecycle.Failed && rn.forced == nil:
+		e.notifyFailed(a, s)
+	case o.status == lifecycle.Completed && s.NotifyCompletion:
+		e.notify(notify.Notification{Level: notify.Success, Kind: notify.KindCompleted, Title: "Agent completed",
+			ProjectID: a.rec.ProjectID, AgentID: a.rec.ID, Native: s.NotifyNative, Message: "Agent completed: " + a.rec.ID})
+	}
+	if rn.forced == nil {
+		e.scheduleRestart(a)
+	}
+}
+
+// exitOutcome judges a run by its exit code or signal.
+func exitOutcome(st *store.ExitStatus) *outcome {
+	switch {
+	case st == nil:
+		return &outcome{lifecycle.Interrupted, lifecycle.ReasonUnknown,
+			"Process ended but its exit status could not be read (its shim was killed)"}
+	case st.ExitCode != nil && *st.ExitCode == 0:
+		return &outcome{lifecycle.Completed, lifecycle.ReasonCompleted, ""}
+	case st.ExitCode != nil:
+		return &outcome{lifecycle.Failed, lifecycle.ReasonFailed, fmt.Sprintf("Process exited with code %d", *st.ExitCode)}
+	default:
+		return &outcome{lifecycle.Failed, lifecycle.ReasonCrashed, fmt.Sprintf("Process was killed by %s", st.Signal)}
+	}
+}
+
+func (a *agent) logPath() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.rec.LogPath
 }
 
 func signalGroup(pgid int, sig syscall.Signal) error { return procid.SignalGroup(pgid, sig) }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"shepherd/backend/lifecycle"
+	"shepherd/backend/loganalysis"
 	"shepherd/backend/procid"
 	"shepherd/backend/store"
 )
@@ -25,8 +26,15 @@ func (e *Engine) SelectProject(ctx context.Context, id string) (*SyncSummary, er
 		return nil, err
 	}
 	e.mu.Lock()
+	prev := e.projects[e.selected]
 	e.selected = id
 	e.mu.Unlock()
+	// Switching stops the old project's tickers (its agents keep running
+	// and keep being watched for their exits) and starts the new one's.
+	if prev != nil && prev != p {
+		e.stopMonitor(prev)
+	}
+	e.startMonitor(p)
 	return sum, nil
 }
 
@@ -43,6 +51,7 @@ func (e *Engine) load(p *project) (*SyncSummary, error) {
 		for _, r := range recs {
 			p.agents[r.ID] = &agent{rec: r}
 		}
+		p.settings = e.loadSettings(p.info.ID)
 		for _, c := range bad {
 			cr := CorruptRecord{AgentID: c.AgentID, MovedTo: c.MovedTo, Problem: c.Err.Error()}
 			p.corrupt = append(p.corrupt, cr)
@@ -60,9 +69,27 @@ func (e *Engine) load(p *project) (*SyncSummary, error) {
 	agents := p.list()
 	sort.Slice(agents, func(i, j int) bool { return agents[i].rec.ID < agents[j].rec.ID })
 	for _, a := range agents {
-		out := e.syncAgent(a)
+		out, st := e.syncAgent(a)
+		switch out.Outcome {
+		case OutcomeExitedWhileClosed, OutcomeUnknownExit, OutcomePIDReused, OutcomeOtherBoot:
+			// Found dead: log analysis and recovery.
+			a.mu.Lock()
+			if act := e.recoverDead(a, st); act != "" {
+				out.Recovery = string(act)
+				sum.Counts["recovery_"+string(act)]++
+			}
+			out.Status = string(a.rec.Status)
+			a.mu.Unlock()
+		}
 		sum.Agents = append(sum.Agents, out)
 		sum.Counts[out.Outcome]++
+	}
+	for _, a := range agents {
+		a.mu.Lock()
+		if e.scheduleRestart(a) {
+			sum.Counts[OutcomeKeepAlive]++
+		}
+		a.mu.Unlock()
 	}
 	for _, a := range agents {
 		if !first {
@@ -85,7 +112,7 @@ func (e *Engine) load(p *project) (*SyncSummary, error) {
 }
 
 // syncAgent makes one record true (SPEC "Project selection").
-func (e *Engine) syncAgent(a *agent) (out AgentOutcome) {
+func (e *Engine) syncAgent(a *agent) (out AgentOutcome, exit *store.ExitStatus) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	r := a.rec
@@ -96,11 +123,11 @@ func (e *Engine) syncAgent(a *agent) (out AgentOutcome) {
 	}()
 	if !r.Status.Live() {
 		out.Outcome = OutcomeUnchanged
-		return out
+		return out, nil
 	}
 	if a.run != nil {
 		out.Outcome = OutcomeRunning
-		return out
+		return out, nil
 	}
 	// An engine that died between spawning and recording the pid left the
 	// pid in run.json.
@@ -120,13 +147,13 @@ func (e *Engine) syncAgent(a *agent) (out AgentOutcome) {
 			to = lifecycle.Failed
 		}
 		e.endWhileAway(a, to, lifecycle.ReasonExitedWhileAppClosed, nil, "Shepherd stopped before this run's process was recorded")
-		return out
+		return out, nil
 	}
 	if r.BootID != "" && r.BootID != e.bootID {
 		out.Outcome, out.Detail = OutcomeOtherBoot, "the machine was restarted since this agent started"
 		e.endWhileAway(a, lifecycle.Interrupted, lifecycle.ReasonExitedWhileAppClosed, nil,
 			"The machine was restarted while the agent ran; its exit is unknown")
-		return out
+		return out, nil
 	}
 	switch c := procid.Compare(r.PID, r.ProcessStartTime); c {
 	case procid.Same, procid.NoRecord:
@@ -146,6 +173,7 @@ func (e *Engine) syncAgent(a *agent) (out AgentOutcome) {
 		}
 		if st != nil && st.PID == r.PID {
 			out.Outcome = OutcomeExitedWhileClosed
+			exit = st
 			e.endWhileAway(a, "", lifecycle.ReasonExitedWhileAppClosed, st, "")
 		} else {
 			out.Outcome = OutcomeUnknownExit
@@ -153,7 +181,7 @@ func (e *Engine) syncAgent(a *agent) (out AgentOutcome) {
 				"Exited while Shepherd was closed; reason unknown")
 		}
 	}
-	return out
+	return out, exit
 }
 
 // endWhileAway records the end of a run that happened while no engine
@@ -163,14 +191,8 @@ func (e *Engine) endWhileAway(a *agent, to lifecycle.Status, reason lifecycle.Ex
 	now := e.clock.Now().UTC()
 	from := a.rec.Status
 	if st != nil && to == "" {
-		switch {
-		case st.ExitCode != nil && *st.ExitCode == 0:
-			to = lifecycle.Completed
-		case st.ExitCode != nil:
-			to, msg = lifecycle.Failed, fmt.Sprintf("Process exited with code %d", *st.ExitCode)
-		default:
-			to, msg = lifecycle.Failed, fmt.Sprintf("Process was killed by %s", st.Signal)
-		}
+		o := exitOutcome(st)
+		to, msg = o.status, o.msg
 	}
 	switch from {
 	case lifecycle.Stopping, lifecycle.Killing, lifecycle.TimedOut:
@@ -202,7 +224,8 @@ func (e *Engine) endWhileAway(a *agent, to lifecycle.Status, reason lifecycle.Ex
 // for its exit, can be stopped, and its log tail keeps working. a.mu is held.
 func (e *Engine) reattach(a *agent) {
 	r := a.rec
-	rn := &run{pid: r.PID, startTime: r.ProcessStartTime, shimPID: r.ShimPID, exited: make(chan struct{})}
+	rn := &run{pid: r.PID, startTime: r.ProcessStartTime, shimPID: r.ShimPID, exited: make(chan struct{}),
+		logOff: max(0, fileSize(r.LogPath)-loganalysis.TailBytes)}
 	_ = e.update(a, func(n *store.Record) { n.Attached = false })
 	if r.Status == lifecycle.Spawning {
 		_ = e.apply(a, lifecycle.Running, "sync: re-attached", func(n *store.Record) {

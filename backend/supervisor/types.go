@@ -15,6 +15,7 @@ const (
 	EventAgentState    = "agent:state"    // data: *store.Record after a transition
 	EventProjectSynced = "project:synced" // data: *SyncSummary
 	EventAgentRemoved  = "agent:removed"  // data: AgentRef
+	EventNotify        = "notify"         // data: notify.Notification
 )
 
 // AgentRef names one agent.
@@ -33,6 +34,8 @@ type AgentSpec struct {
 	Cwd                string            `json:"cwd,omitempty"` // default: the project folder
 	Profile            string            `json:"profile,omitempty"`
 	ResumeArgs         []string          `json:"resumeArgs,omitempty"`
+	CompletionPattern  string            `json:"completionPattern,omitempty"`
+	ErrorPattern       string            `json:"errorPattern,omitempty"`
 	KeepAlive          bool              `json:"keepAlive,omitempty"`
 	AutoStartOnRestore bool              `json:"autoStartOnRestore,omitempty"`
 	TimeoutSec         int               `json:"timeoutSec,omitempty"`
@@ -51,6 +54,7 @@ const (
 	OutcomeUnchanged         = "unchanged" // not live, nothing to do
 	OutcomeCorrupt           = "corrupt"
 	OutcomeAutoStarted       = "auto_started"
+	OutcomeKeepAlive         = "keep_alive_scheduled"
 )
 
 // AgentOutcome is what the sync did to one agent.
@@ -60,6 +64,7 @@ type AgentOutcome struct {
 	Status   string `json:"status"`
 	ExitCode *int   `json:"exitCode,omitempty"`
 	Detail   string `json:"detail,omitempty"`
+	Recovery string `json:"recovery,omitempty"` // what log analysis and recovery did
 }
 
 // CorruptRecord reports a record that could not be read and was moved aside.

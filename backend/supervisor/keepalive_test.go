@@ -1,0 +1,115 @@
+package supervisor
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"shepherd/backend/lifecycle"
+)
+
+func TestBackoff(t *testing.T) {
+	want := []time.Duration{2, 4, 8, 16, 32, 60, 60, 60}
+	for n, w := range want {
+		if got := backoff(n); got != w*time.Second {
+			t.Fatalf("backoff(%d) = %s, want %s", n, got, w*time.Second)
+		}
+	}
+}
+
+// waitNextRestart waits for a pending keep-alive restart and returns its
+// delay on the fake clock.
+func (h *claudeHarness) waitNextRestart(id string, restarts int) time.Duration {
+	h.t.Helper()
+	var d time.Duration
+	waitFor(h.t, "restart scheduled", 5*time.Second, func() bool {
+		r := h.get(id)
+		if r.RestartCount != restarts || r.NextRestartAt == nil || r.Status.Live() {
+			return false
+		}
+		d = r.NextRestartAt.Sub(h.clk.Now())
+		return true
+	})
+	return d
+}
+
+// A crash loop: restarts after 2, 4, 8, … s, at most 60 s (fake clock);
+// the backoff survives an engine restart; a stable run resets it.
+func TestKeepAliveCrashLoop(t *testing.T) {
+	h := newClaudeHarness(t)
+	h.create(AgentSpec{ID: "loop", Command: "/bin/sh", Args: []string{"-c", "echo run; exit 1"}, KeepAlive: true})
+	h.start("loop")
+	var got []time.Duration
+	for i := 0; i < 7; i++ {
+		d := h.waitNextRestart("loop", i)
+		got = append(got, d)
+		h.clk.Advance(d)
+	}
+	want := []time.Duration{2, 4, 8, 16, 32, 60, 60}
+	for i := range want {
+		if got[i].Round(time.Second) != want[i]*time.Second {
+			t.Fatalf("restart delays %v, want %v (s)", got, want)
+		}
+	}
+	// The engine goes away with a restart pending; the next one keeps the
+	// backoff (the same restart time), not a fresh 2 s.
+	d := h.waitNextRestart("loop", 7)
+	pending := *h.get("loop").NextRestartAt
+	if d.Round(time.Second) != 60*time.Second {
+		t.Fatalf("pending delay %s", d)
+	}
+	h.e.Close()
+	h.e = h.engine(func(c *Config) { c.Clock = h.clk })
+	sum, err := h.e.SelectProject(context.Background(), h.project.ID)
+	if err != nil || sum.Counts[OutcomeKeepAlive] != 1 {
+		t.Fatalf("select: %v %+v", err, sum)
+	}
+	if r := h.get("loop"); r.NextRestartAt == nil || !r.NextRestartAt.Equal(pending) || r.RestartFailureCount != 8 {
+		t.Fatalf("after engine restart: next %v (want %v) failures %d", r.NextRestartAt, pending, r.RestartFailureCount)
+	}
+	h.clk.Advance(d)
+	waitFor(t, "restart after engine restart", 5*time.Second, func() bool { return h.get("loop").RestartCount == 8 })
+
+	// A user stop cancels a pending restart and keep-alive leaves it alone.
+	h.waitNextRestart("loop", 8)
+	if _, err := h.e.StopAgent(context.Background(), h.project.ID, "loop", nil); err != nil {
+		t.Fatal(err)
+	}
+	h.clk.Advance(time.Hour)
+	time.Sleep(100 * time.Millisecond)
+	if r := h.get("loop"); r.RestartCount != 8 || r.Desired != lifecycle.DesiredStopped || r.NextRestartAt != nil {
+		t.Fatalf("after stop: restarts %d desired %s next %v", r.RestartCount, r.Desired, r.NextRestartAt)
+	}
+}
+
+func TestKeepAliveStableRunResetsBackoff(t *testing.T) {
+	h := newClaudeHarness(t)
+	marker := h.project.Path + "/crash"
+	h.create(AgentSpec{ID: "svc", Command: "/bin/sh", KeepAlive: true,
+		Args: []string{"-c", "while [ ! -e " + marker + " ]; do sleep 0.02; done; exit 1"}})
+	writeMarker := func(on bool) {
+		if on {
+			writeFile(t, marker)
+		} else {
+			removeFile(marker)
+		}
+	}
+	writeMarker(true)
+	h.start("svc")
+	for i := 0; i < 3; i++ { // three quick crashes: backoff at 8 s next
+		h.clk.Advance(h.waitNextRestart("svc", i))
+	}
+	// This run stays up: the marker is gone.
+	writeMarker(false)
+	waitFor(t, "running", 5*time.Second, func() bool { return h.get("svc").RestartCount == 3 && h.get("svc").Status == lifecycle.Running })
+	// Not the first crashes' marker: let the run start before recreating it.
+	if r := h.get("svc"); r.RestartFailureCount != 3 {
+		t.Fatalf("failures %d", r.RestartFailureCount)
+	}
+	h.clk.Advance(61 * time.Second)
+	waitFor(t, "backoff reset", 5*time.Second, func() bool { return h.get("svc").RestartFailureCount == 0 })
+	writeMarker(true)
+	if d := h.waitNextRestart("svc", 3); d.Round(time.Second) != 2*time.Second {
+		t.Fatalf("after a stable run the delay is %s, want 2s", d)
+	}
+}

@@ -1,0 +1,210 @@
+package supervisor
+
+import (
+	"fmt"
+	"syscall"
+	"time"
+
+	"shepherd/backend/lifecycle"
+	"shepherd/backend/loganalysis"
+	"shepherd/backend/notify"
+	"shepherd/backend/recovery"
+	"shepherd/backend/store"
+)
+
+func profileOf(r *store.Record) loganalysis.Profile {
+	return loganalysis.Profile{Name: r.Profile, CompletionPattern: r.CompletionPattern, ErrorPattern: r.ErrorPattern}
+}
+
+// analyze reads the tail of the agent's log and keeps the latest session id
+// it finds. a.mu is held.
+func (e *Engine) analyze(a *agent) loganalysis.Result {
+	res, err := loganalysis.Analyze(a.rec.LogPath, profileOf(a.rec))
+	if err != nil {
+		e.log.Warn().Err(err).Str("agent", a.rec.ID).Msg("log analysis failed; taking the log as interrupted")
+		res = loganalysis.Result{Verdict: loganalysis.Interrupted}
+	}
+	if res.SessionID != "" && res.SessionID != a.rec.SessionID {
+		_ = e.update(a, func(r *store.Record) { r.SessionID = res.SessionID })
+	}
+	return res
+}
+
+func (e *Engine) settingsOf(projectID string) Settings {
+	e.mu.Lock()
+	p := e.projects[projectID]
+	e.mu.Unlock()
+	if p == nil {
+		return DefaultSettings()
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.settings
+}
+
+func (e *Engine) recoveryEvent(a *agent, found string, res loganalysis.Result, act recovery.Action) {
+	data := map[string]any{"found": found, "verdict": res.Verdict, "action": act, "autoResumeCount": a.rec.AutoResumeCount}
+	if res.Line != "" {
+		data["line"] = res.Line
+	}
+	e.appendEvent(a.rec.ProjectID, store.Event{Time: e.clock.Now().UTC(), Event: "recovery", AgentID: a.rec.ID, Data: data})
+	e.log.Info().Str("project", a.rec.ProjectID).Str("agent", a.rec.ID).Str("found", found).
+		Str("verdict", string(res.Verdict)).Str("action", string(act)).Msg("recovery")
+}
+
+// recoverDead runs log analysis and recovery for an agent found dead
+// without the engine seeing its exit (at project load, by the watchdog).
+// st is the exit status the shim recorded, if any. a.mu is held.
+func (e *Engine) recoverDead(a *agent, st *store.ExitStatus) recovery.Action {
+	if a.rec.Status.Live() || a.recovering {
+		return ""
+	}
+	res := e.analyze(a)
+	s := e.settingsOf(a.rec.ProjectID)
+	act := recovery.Decide(recovery.Input{Found: recovery.FoundDead, ExitKnown: st != nil, Verdict: res.Verdict,
+		Resumable: resumable(a.rec), AutoResumeCount: a.rec.AutoResumeCount, Limit: s.AutoResumeLimit,
+		UserStopped: a.rec.Desired == lifecycle.DesiredStopped})
+	e.recoveryEvent(a, "dead", res, act)
+	switch act {
+	case recovery.MarkCompleted:
+		_ = e.apply(a, lifecycle.Completed, "log analysis: completed", nil)
+	case recovery.MarkFailed:
+		if e.apply(a, lifecycle.Failed, "log analysis: error", func(r *store.Record) {
+			r.Error = "The log ends in an error: " + res.Line
+		}) == nil {
+			e.notifyFailed(a, s)
+		}
+	case recovery.Resume:
+		e.autoResume(a, s)
+	case recovery.ResumeLimit:
+		e.resumeLimit(a, s)
+	case recovery.StayInterrupted:
+		e.notify(notify.Notification{Level: notify.Warning, Kind: notify.KindInterrupted, Title: "Agent interrupted",
+			ProjectID: a.rec.ProjectID, AgentID: a.rec.ID, Native: s.NotifyNative,
+			Message: fmt.Sprintf("Agent %s stopped without finishing and cannot be resumed: %s", a.rec.ID, a.rec.Error)})
+	}
+	return act
+}
+
+func (e *Engine) notifyFailed(a *agent, s Settings) {
+	e.notify(notify.Notification{Level: notify.Error, Kind: notify.KindFailed, Title: "Agent failed",
+		ProjectID: a.rec.ProjectID, AgentID: a.rec.ID, Native: s.NotifyNative,
+		Message:   "Agent finished with an error: " + a.rec.ID,
+		MessageJA: "Agent終了処理でエラーが発生しました: " + a.rec.ID})
+}
+
+// autoResume resumes a dead agent (autoResumeCount+1). a.mu is held.
+func (e *Engine) autoResume(a *agent, s Settings) {
+	if err := e.resumeLocked(a, true, "auto-resume"); err != nil {
+		e.log.Warn().Err(err).Str("agent", a.rec.ID).Msg("auto-resume failed")
+		e.notify(notify.Notification{Level: notify.Error, Kind: notify.KindFailed, Title: "Auto-resume failed",
+			ProjectID: a.rec.ProjectID, AgentID: a.rec.ID, Native: s.NotifyNative, Message: err.Error()})
+		return
+	}
+	e.notify(notify.Notification{Level: notify.Info, Kind: notify.KindResumed, Title: "Agent resumed",
+		ProjectID: a.rec.ProjectID, AgentID: a.rec.ID,
+		Message: fmt.Sprintf("Agent %s was resumed (auto-resume %d of %d)", a.rec.ID, a.rec.AutoResumeCount, s.AutoResumeLimit)})
+}
+
+// resumeLimit gives up on an agent: failed/resume_limit. a.mu is held; the
+// agent has no live process.
+func (e *Engine) resumeLimit(a *agent, s Settings) {
+	mut := func(r *store.Record) {
+		r.ExitReason = lifecycle.ReasonResumeLimit
+		r.Error = fmt.Sprintf("Auto-resume limit reached (%d)", s.AutoResumeLimit)
+	}
+	var err error
+	if a.rec.Status == lifecycle.Failed {
+		err = e.update(a, mut)
+	} else {
+		err = e.apply(a, lifecycle.Failed, "resume limit", mut)
+	}
+	if err != nil {
+		return
+	}
+	e.notify(notify.Notification{Level: notify.Error, Kind: notify.KindResumeLimit, Title: "Auto-resume limit reached",
+		ProjectID: a.rec.ProjectID, AgentID: a.rec.ID, Native: s.NotifyNative,
+		Message:   "Auto-recovery gave up after the resume limit: " + a.rec.ID,
+		MessageJA: "自動回復の試行回数上限に達しました: " + a.rec.ID})
+}
+
+// recoverStale runs log analysis and recovery for a running agent that has
+// been silent past the threshold.
+func (e *Engine) recoverStale(a *agent, rn *run, silent time.Duration) {
+	a.mu.Lock()
+	if a.run != rn || a.rec.Status != lifecycle.Running || a.recovering {
+		a.mu.Unlock()
+		return
+	}
+	a.recovering = true
+	defer func() {
+		a.mu.Lock()
+		a.recovering = false
+		a.mu.Unlock()
+	}()
+	res := e.analyze(a)
+	s := e.settingsOf(a.rec.ProjectID)
+	act := recovery.Decide(recovery.Input{Found: recovery.FoundStale, Verdict: res.Verdict,
+		Resumable: resumable(a.rec), AutoResumeCount: a.rec.AutoResumeCount, Limit: s.AutoResumeLimit,
+		UserStopped: a.rec.Desired == lifecycle.DesiredStopped})
+	e.recoveryEvent(a, "stale", res, act)
+	grace := secs(a.rec.GraceSec)
+	id := a.rec.ID
+	switch act {
+	case recovery.MarkCompleted:
+		rn.forced = &outcome{lifecycle.Completed, lifecycle.ReasonStale, ""}
+		a.mu.Unlock()
+		e.terminate(rn, time.Now().Add(grace))
+		return
+	case recovery.MarkFailed:
+		rn.forced = &outcome{lifecycle.Failed, lifecycle.ReasonStale, "The log ends in an error: " + res.Line}
+		a.mu.Unlock()
+		if e.terminate(rn, time.Now().Add(grace)) {
+			a.mu.Lock()
+			e.notifyFailed(a, s)
+			a.mu.Unlock()
+		}
+		return
+	case recovery.Resume, recovery.ResumeLimit:
+		// Kill the hung process, wait for its end to be recorded
+		// (interrupted/stale), then resume or give up.
+		rn.forced = &outcome{lifecycle.Interrupted, lifecycle.ReasonStale,
+			fmt.Sprintf("Silent for %s; killed", silent.Round(time.Second))}
+		a.mu.Unlock()
+		_ = signalGroup(rn.pid, syscall.SIGKILL)
+		if !e.waitGone(rn, e.cfg.KillConfirm) {
+			e.log.Error().Str("agent", id).Msg("stale agent survived SIGKILL; not resumed")
+			return
+		}
+		a.mu.Lock()
+		if a.rec.Status == lifecycle.Interrupted && !a.rec.Status.Live() {
+			if act == recovery.Resume {
+				e.autoResume(a, s)
+			} else {
+				e.resumeLimit(a, s)
+			}
+		}
+		a.mu.Unlock()
+		return
+	case recovery.NotifyStaleAlive:
+		if !a.rec.Stale {
+			mins := int(silent.Minutes())
+			_ = e.update(a, func(r *store.Record) { r.Stale = true })
+			e.notify(notify.Notification{Level: notify.Warning, Kind: notify.KindStale, Title: "Agent silent",
+				ProjectID: a.rec.ProjectID, AgentID: id, Native: s.NotifyNative,
+				Message: fmt.Sprintf("Agent %s has been silent for %d min; it cannot be resumed, so it is left running", id, mins)})
+		}
+	}
+	a.mu.Unlock()
+}
+
+// terminate ends a run's process group: TERM, then KILL at graceEnd, and
+// reports whether the group is gone. Without a.mu.
+func (e *Engine) terminate(rn *run, graceEnd time.Time) bool {
+	_ = signalGroup(rn.pid, syscall.SIGTERM)
+	if e.waitGone(rn, time.Until(graceEnd)) {
+		return true
+	}
+	_ = signalGroup(rn.pid, syscall.SIGKILL)
+	return e.waitGone(rn, e.cfg.KillConfirm)
+}

@@ -1,0 +1,407 @@
+package supervisor
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jonboulle/clockwork"
+
+	"shepherd/backend/lifecycle"
+	"shepherd/backend/notify"
+	"shepherd/backend/procid"
+	"shepherd/backend/store"
+)
+
+// claudeHarness is an engine on a fake clock with the project selected (so
+// its watchdog and stale tickers run on that clock) and short settings.
+type claudeHarness struct {
+	*harness
+	clk    *clockwork.FakeClock
+	record string // the fake CLI's record of its invocations
+	cwd    string // the agent's own folder, not the project's
+}
+
+func newClaudeHarness(t *testing.T) *claudeHarness {
+	clk := newFakeClock()
+	h := &claudeHarness{harness: newHarness(t, func(c *Config) { c.Clock = clk }), clk: clk}
+	h.record = filepath.Join(t.TempDir(), "invocations.jsonl")
+	h.cwd = filepath.Join(h.project.Path, "work")
+	os.Mkdir(h.cwd, 0o700)
+	s := DefaultSettings()
+	s.StaleCheckIntervalSec, s.StaleThresholdSec, s.ResultGraceSec = 1, 10, 5
+	if _, err := h.e.PutSettings(h.project.ID, s); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.e.SelectProject(context.Background(), h.project.ID); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// claude creates and starts a fake Claude agent in mode (resumed runs in
+// resumeMode).
+func (h *claudeHarness) claude(id, mode, resumeMode string) *store.Record {
+	h.t.Helper()
+	h.create(AgentSpec{ID: id, Command: fakeClaude, Cwd: h.cwd, Profile: store.ProfileClaudeJSON,
+		Args:       []string{"-p", "--verbose", "--output-format", "stream-json", "fix it"},
+		ResumeArgs: []string{"-p", "--verbose", "--output-format", "stream-json", "--resume", "{sessionId}", "--", "continue"},
+		Env:        map[string]string{"FAKE_CLAUDE_MODE": mode, "FAKE_CLAUDE_RESUME_MODE": resumeMode, "FAKE_CLAUDE_RECORD": h.record},
+		GraceSec:   1})
+	return h.start(id)
+}
+
+type invocation struct {
+	Args   []string `json:"args"`
+	Cwd    string   `json:"cwd"`
+	Resume string   `json:"resume"`
+	PID    int      `json:"pid"`
+}
+
+func (h *claudeHarness) invocations() []invocation {
+	f, err := os.Open(h.record)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var out []invocation
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var inv invocation
+		json.Unmarshal(sc.Bytes(), &inv)
+		out = append(out, inv)
+	}
+	return out
+}
+
+// waitSession waits until the engine has read the run's session id from
+// the log while it runs.
+func (h *claudeHarness) waitSession(id, want string) {
+	h.t.Helper()
+	waitFor(h.t, "session id "+want, 5*time.Second, func() bool { return h.get(id).SessionID == want })
+}
+
+// goStale moves the fake clock past the stale threshold, one tick at a time
+// of the stale check.
+func (h *claudeHarness) goStale() {
+	h.clk.Advance(11 * time.Second)
+}
+
+// (a) A success result line: completed, judged by the result line; the
+// session id was captured while the agent ran.
+func TestClaudeSuccess(t *testing.T) {
+	h := newClaudeHarness(t)
+	h.claude("a", "success", "")
+	r := h.waitStatus("a", lifecycle.Completed, 5*time.Second)
+	if r.SessionID != "sess-1" || r.ExitReason != lifecycle.ReasonCompleted {
+		t.Fatalf("session %q reason %s", r.SessionID, r.ExitReason)
+	}
+	if len(h.rec.notes(notify.KindFailed)) != 0 {
+		t.Fatal("a success notified a failure")
+	}
+}
+
+// (b) An error result line: failed, with the failure notification of seed 004.
+func TestClaudeErrorResult(t *testing.T) {
+	h := newClaudeHarness(t)
+	h.claude("a", "error", "")
+	r := h.waitStatus("a", lifecycle.Failed, 5*time.Second)
+	if r.Error != "Claude reported error_during_execution" {
+		t.Fatalf("error %q", r.Error)
+	}
+	waitFor(t, "failure notification", 2*time.Second, func() bool { return len(h.rec.notes(notify.KindFailed)) == 1 })
+	n := h.rec.notes(notify.KindFailed)[0]
+	if n.MessageJA != "Agent終了処理でエラーが発生しました: a" || n.AgentID != "a" || n.Level != notify.Error {
+		t.Fatalf("notification %+v", n)
+	}
+}
+
+// (c) Silent without a result: stale → SIGKILLed and resumed with its
+// session id, in its own cwd; autoResumeCount 1.
+func TestClaudeSilentIsKilledAndResumed(t *testing.T) {
+	h := newClaudeHarness(t)
+	first := h.claude("a", "silent", "success")
+	h.waitSession("a", "sess-1")
+	h.goStale()
+	r := h.waitStatus("a", lifecycle.Completed, 10*time.Second)
+	if procid.Alive(first.PID) {
+		t.Fatal("the hung process was not killed")
+	}
+	inv := h.invocations()
+	if len(inv) != 2 {
+		t.Fatalf("%d invocations, want 2: %+v", len(inv), inv)
+	}
+	if inv[1].Resume != "sess-1" || inv[1].Cwd != h.cwd || inv[1].Args[len(inv[1].Args)-1] != "continue" {
+		t.Fatalf("resumed as %+v, want --resume sess-1 in %s", inv[1], h.cwd)
+	}
+	if r.AutoResumeCount != 1 || r.ResumeCount != 1 || r.SessionID != "sess-2" {
+		t.Fatalf("autoResume %d resume %d session %q", r.AutoResumeCount, r.ResumeCount, r.SessionID)
+	}
+	ev := h.events()
+	if !strings.Contains(ev, `"found":"stale"`) || !strings.Contains(ev, `"action":"resume"`) || !strings.Contains(ev, `"exitReason":"stale"`) {
+		t.Fatalf("events lack the stale recovery:\n%s", ev)
+	}
+	// A fresh start resets the count.
+	h.start("a")
+	if r := h.get("a"); r.AutoResumeCount != 0 {
+		t.Fatalf("fresh start kept autoResumeCount %d", r.AutoResumeCount)
+	}
+}
+
+// (d) Keeps going silent: resumed 3 times, then failed/resume_limit with a
+// notification, and nothing of it left running.
+func TestClaudeResumeLimit(t *testing.T) {
+	h := newClaudeHarness(t)
+	h.claude("a", "silent", "silent")
+	for i := 1; i <= 4; i++ {
+		h.waitSession("a", "sess-"+string(rune('0'+i)))
+		h.goStale()
+		if i <= 3 {
+			waitFor(t, "resume", 10*time.Second, func() bool {
+				r := h.get("a")
+				return r.AutoResumeCount == i && r.Status == lifecycle.Running
+			})
+		}
+	}
+	r := h.waitStatus("a", lifecycle.Failed, 10*time.Second)
+	if r.ExitReason != lifecycle.ReasonResumeLimit || r.AutoResumeCount != 3 {
+		t.Fatalf("reason %s autoResume %d", r.ExitReason, r.AutoResumeCount)
+	}
+	if n := len(h.invocations()); n != 4 {
+		t.Fatalf("%d runs, want 4 (the first and 3 resumes)", n)
+	}
+	for _, inv := range h.invocations() {
+		if procid.Alive(inv.PID) {
+			t.Fatalf("run %d still alive", inv.PID)
+		}
+	}
+	waitFor(t, "limit notification", 2*time.Second, func() bool { return len(h.rec.notes(notify.KindResumeLimit)) == 1 })
+	if n := h.rec.notes(notify.KindResumeLimit)[0]; n.MessageJA != "自動回復の試行回数上限に達しました: a" {
+		t.Fatalf("notification %+v", n)
+	}
+}
+
+// (e) A result line, then the CLI stays alive: stopped after the result
+// grace and recorded by the result line.
+func TestClaudeHangsAfterResult(t *testing.T) {
+	h := newClaudeHarness(t)
+	first := h.claude("a", "hang-after-result", "")
+	waitFor(t, "result grace armed", 5*time.Second, func() bool {
+		h.clk.Advance(time.Second) // the grace is 5 s of the fake clock
+		return h.get("a").Status != lifecycle.Running
+	})
+	r := h.waitStatus("a", lifecycle.Completed, 5*time.Second)
+	if procid.Alive(first.PID) || r.Signal != "SIGTERM" {
+		t.Fatalf("alive=%v signal %q", procid.Alive(first.PID), r.Signal)
+	}
+	if !strings.Contains(h.events(), `"event":"result-grace:stop"`) {
+		t.Fatal("no result-grace event")
+	}
+}
+
+// A quiet generic agent (a dev server) is not stale unless asked.
+func TestGenericAgentsAreNotStaleChecked(t *testing.T) {
+	h := newClaudeHarness(t)
+	h.create(withID("server", sh("exec sleep 300")))
+	on := true
+	h.create(AgentSpec{ID: "checked", Command: "/bin/sh", Args: []string{"-c", "exec sleep 300"}, StaleCheck: &on})
+	h.start("server")
+	h.start("checked")
+	h.goStale()
+	waitFor(t, "stale notice", 5*time.Second, func() bool { return len(h.rec.notes(notify.KindStale)) == 1 })
+	if n := h.rec.notes(notify.KindStale)[0]; n.AgentID != "checked" || !strings.Contains(n.Message, "silent for") {
+		t.Fatalf("notice %+v", n)
+	}
+	if r := h.get("checked"); !r.Stale || r.Status != lifecycle.Running {
+		t.Fatalf("checked: stale=%v %s", r.Stale, r.Status)
+	}
+	if r := h.get("server"); r.Stale || r.Status != lifecycle.Running {
+		t.Fatalf("server: stale=%v %s", r.Stale, r.Status)
+	}
+	// Notified once only.
+	h.goStale()
+	time.Sleep(100 * time.Millisecond)
+	if n := len(h.rec.notes(notify.KindStale)); n != 1 {
+		t.Fatalf("%d stale notices", n)
+	}
+}
+
+// Orphans: found at load after the engine was away; by the watchdog when
+// layer 1 missed the exit; never handled twice.
+func TestOrphanAtLoadResumes(t *testing.T) {
+	h := newClaudeHarness(t)
+	first := h.claude("a", "silent", "success")
+	h.waitSession("a", "sess-1")
+	h.e.Close()
+	// While no engine runs, the agent dies without an exit status (its
+	// shim is killed first, so nothing records how it ended).
+	syscall.Kill(first.ShimPID, syscall.SIGKILL)
+	syscall.Kill(first.PID, syscall.SIGKILL)
+	waitFor(t, "agent dead", 3*time.Second, func() bool { return !procid.Alive(first.PID) })
+
+	h.e = h.engine(func(c *Config) { c.Clock = h.clk })
+	sum, err := h.e.SelectProject(context.Background(), h.project.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Counts[OutcomeUnknownExit] != 1 || sum.Counts["recovery_resume"] != 1 || sum.Agents[0].Recovery != "resume" {
+		t.Fatalf("summary %+v", sum)
+	}
+	r := h.waitStatus("a", lifecycle.Completed, 5*time.Second)
+	if r.AutoResumeCount != 1 {
+		t.Fatalf("autoResumeCount %d", r.AutoResumeCount)
+	}
+	if inv := h.invocations(); len(inv) != 2 || inv[1].Resume != "sess-1" {
+		t.Fatalf("invocations %+v", inv)
+	}
+	// The watchdog, firing after the load-time check, finds nothing more.
+	h.clk.Advance(30 * time.Second)
+	time.Sleep(300 * time.Millisecond)
+	if n := strings.Count(h.events(), `"event":"recovery"`); n != 1 {
+		t.Fatalf("%d recoveries, want 1", n)
+	}
+}
+
+func TestWatchdogFindsOrphanOnce(t *testing.T) {
+	h := newClaudeHarness(t)
+	h.create(withID("gen", sh("exec sleep 300")))
+	r := h.start("gen")
+	// Layer 1 sees this exit; the watchdog must not handle it again.
+	syscall.Kill(r.PID, syscall.SIGKILL)
+	h.clk.Advance(30 * time.Second)
+	h.waitStatus("gen", lifecycle.Failed, 5*time.Second)
+	time.Sleep(400 * time.Millisecond)
+	if ev := h.events(); strings.Contains(ev, "orphaned") || strings.Count(ev, `"from":"running"`) != 1 {
+		t.Fatalf("exit handled twice:\n%s", ev)
+	}
+
+	// Now an exit layer 1 cannot see: the watcher is stopped for this run
+	// (as when an engine's exit notification is lost). Its shim recorded the
+	// exit, so the status follows it.
+	h.create(withID("blind", sh("exec sleep 300")))
+	r = h.start("blind")
+	_, a, _ := h.e.agent(h.project.ID, "blind")
+	a.mu.Lock()
+	blind := &run{pid: a.run.pid, startTime: a.run.startTime, exited: make(chan struct{})}
+	a.run = blind
+	a.mu.Unlock()
+	syscall.Kill(r.PID, syscall.SIGKILL)
+	waitFor(t, "process gone", 3*time.Second, func() bool { return !procid.Alive(r.PID) })
+	h.clk.Advance(30 * time.Second)
+	got := h.waitStatus("blind", lifecycle.Failed, 5*time.Second)
+	if got.ExitReason != lifecycle.ReasonOrphaned || got.Signal != "SIGKILL" {
+		t.Fatalf("orphan: %s %q", got.ExitReason, got.Signal)
+	}
+	if !strings.Contains(h.events(), `"from":"running","to":"interrupted","reason":"watchdog"`) {
+		t.Fatal("no orphan transition")
+	}
+	waitFor(t, "failure notice", 2*time.Second, func() bool {
+		n := h.rec.notes(notify.KindFailed)
+		return len(n) == 2 && n[1].AgentID == "blind"
+	})
+
+	// And with no exit status at all (its shim was killed too): interrupted,
+	// and a notice, as it cannot be resumed.
+	h.create(withID("lost", sh("exec sleep 300")))
+	r = h.start("lost")
+	_, a, _ = h.e.agent(h.project.ID, "lost")
+	a.mu.Lock()
+	a.run = &run{pid: a.run.pid, startTime: a.run.startTime, exited: make(chan struct{})}
+	a.mu.Unlock()
+	syscall.Kill(r.ShimPID, syscall.SIGKILL)
+	syscall.Kill(r.PID, syscall.SIGKILL)
+	waitFor(t, "process gone", 3*time.Second, func() bool { return !procid.Alive(r.PID) })
+	h.clk.Advance(30 * time.Second)
+	got = h.waitStatus("lost", lifecycle.Interrupted, 5*time.Second)
+	if got.ExitReason != lifecycle.ReasonOrphaned || !strings.Contains(got.Error, "detected by watchdog") {
+		t.Fatalf("orphan: %s %q", got.ExitReason, got.Error)
+	}
+	waitFor(t, "interrupted notice", 2*time.Second, func() bool { return len(h.rec.notes(notify.KindInterrupted)) == 1 })
+}
+
+// A process alive for an agent whose status is terminal is killed, but only
+// when pid and start time match.
+func TestWatchdogKillsZombieProcessOfTerminalAgent(t *testing.T) {
+	h := newClaudeHarness(t)
+	h.create(withID("z", sh("exec sleep 300")))
+	r := h.start("z")
+	_, a, _ := h.e.agent(h.project.ID, "z")
+	// Pretend the engine recorded an end that did not happen.
+	a.mu.Lock()
+	a.run = nil
+	a.rec.Status = lifecycle.Completed
+	a.mu.Unlock()
+	h.clk.Advance(30 * time.Second)
+	waitFor(t, "zombie killed", 5*time.Second, func() bool { return !procid.Alive(r.PID) })
+	if !strings.Contains(h.events(), `"event":"watchdog:kill"`) {
+		t.Fatal("no watchdog:kill event")
+	}
+}
+
+func TestSettingsValidationAndLiveChange(t *testing.T) {
+	h := newClaudeHarness(t)
+	bad := DefaultSettings()
+	bad.WatchdogIntervalSec = 0
+	_, err := h.e.PutSettings(h.project.ID, bad)
+	wantKind(t, err, ErrValidation, "watchdogIntervalSec must be between 1")
+	bad = DefaultSettings()
+	bad.AutoResumeLimit = -1
+	_, err = h.e.PutSettings(h.project.ID, bad)
+	wantKind(t, err, ErrValidation, "autoResumeLimit")
+	if s, _ := h.e.GetSettings(h.project.ID); s.StaleThresholdSec != 10 {
+		t.Fatalf("a refused put changed the settings: %+v", s)
+	}
+	// A new threshold takes effect without a restart.
+	s := DefaultSettings()
+	s.StaleCheckIntervalSec, s.StaleThresholdSec = 1, 100
+	if _, err := h.e.PutSettings(h.project.ID, s); err != nil {
+		t.Fatal(err)
+	}
+	on := true
+	h.create(AgentSpec{ID: "q", Command: "/bin/sh", Args: []string{"-c", "exec sleep 300"}, StaleCheck: &on})
+	h.start("q")
+	h.clk.Advance(11 * time.Second)
+	time.Sleep(100 * time.Millisecond)
+	if len(h.rec.notes(notify.KindStale)) != 0 {
+		t.Fatal("old threshold still used")
+	}
+	h.clk.Advance(90 * time.Second)
+	waitFor(t, "stale at the new threshold", 5*time.Second, func() bool { return len(h.rec.notes(notify.KindStale)) == 1 })
+	// Settings persist.
+	e2 := h.engine()
+	if got, _ := e2.GetSettings(h.project.ID); got.StaleThresholdSec != 100 {
+		t.Fatalf("settings after restart: %+v", got)
+	}
+}
+
+func TestManualResume(t *testing.T) {
+	h := newClaudeHarness(t)
+	h.create(withID("plain", sh("exit 0")))
+	_, err := h.e.ResumeAgent(context.Background(), h.project.ID, "plain")
+	wantKind(t, err, ErrNotResumable, "no resume arguments")
+	h.create(AgentSpec{ID: "c", Command: fakeClaude, Profile: store.ProfileClaudeJSON, ResumeArgs: []string{"--resume", "{sessionId}"},
+		Env: map[string]string{"FAKE_CLAUDE_MODE": "success", "FAKE_CLAUDE_RECORD": h.record}})
+	_, err = h.e.ResumeAgent(context.Background(), h.project.ID, "c")
+	wantKind(t, err, ErrNotResumable, "no session id")
+	h.start("c")
+	h.waitStatus("c", lifecycle.Completed, 5*time.Second)
+	r, err := h.e.ResumeAgent(context.Background(), h.project.ID, "c")
+	if err != nil || r.ResumeCount != 1 || r.AutoResumeCount != 0 {
+		t.Fatalf("resume: %v %+v", err, r)
+	}
+	_, err = h.e.ResumeAgent(context.Background(), h.project.ID, "c")
+	if err != nil {
+		// Still running, or already done: either a live error or a second resume.
+		wantKind(t, err, ErrAlreadyRunning, "")
+	}
+	h.waitStatus("c", lifecycle.Completed, 5*time.Second)
+	if inv := h.invocations(); inv[1].Resume != "sess-1" {
+		t.Fatalf("invocations %+v", inv)
+	}
+}

@@ -1,0 +1,107 @@
+package supervisor
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"shepherd/backend/store"
+)
+
+// Settings are a project's monitoring settings (SPEC "Stale check").
+type Settings struct {
+	WatchdogIntervalSec   int  `json:"watchdogIntervalSec"`
+	StaleCheckIntervalSec int  `json:"staleCheckIntervalSec"`
+	StaleThresholdSec     int  `json:"staleThresholdSec"`
+	ResultGraceSec        int  `json:"resultGraceSec"`
+	AutoResumeLimit       int  `json:"autoResumeLimit"`
+	PausedExpiryDays      int  `json:"pausedExpiryDays"`
+	MaxRunning            int  `json:"maxRunning"`
+	NotifyNative          bool `json:"notifyNative"`
+	NotifyCompletion      bool `json:"notifyCompletion"`
+}
+
+// DefaultSettings are SPEC's defaults.
+func DefaultSettings() Settings {
+	return Settings{WatchdogIntervalSec: 30, StaleCheckIntervalSec: 60, StaleThresholdSec: 300,
+		ResultGraceSec: 5, AutoResumeLimit: 3, PausedExpiryDays: 30, MaxRunning: 0, NotifyNative: true}
+}
+
+// Validate names the first absurd value.
+func (s Settings) Validate() error {
+	check := func(name string, v, lo, hi int) error {
+		if v < lo || v > hi {
+			return newErr(ErrValidation, "setting %s must be between %d and %d, not %d", name, lo, hi, v)
+		}
+		return nil
+	}
+	return errors.Join(
+		check("watchdogIntervalSec", s.WatchdogIntervalSec, 1, 86400),
+		check("staleCheckIntervalSec", s.StaleCheckIntervalSec, 1, 86400),
+		check("staleThresholdSec", s.StaleThresholdSec, 1, 7*86400),
+		check("resultGraceSec", s.ResultGraceSec, 1, 3600),
+		check("autoResumeLimit", s.AutoResumeLimit, 0, 100),
+		check("pausedExpiryDays", s.PausedExpiryDays, 1, 3650),
+		check("maxRunning", s.MaxRunning, 0, 10000),
+	)
+}
+
+func (e *Engine) settingsPath(projectID string) string {
+	return filepath.Join(e.st.ProjectDir(projectID), "settings.json")
+}
+
+// GetSettings returns a project's settings (defaults where none were saved).
+func (e *Engine) GetSettings(projectID string) (Settings, error) {
+	p, err := e.project(projectID)
+	if err != nil {
+		return Settings{}, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.settings, nil
+}
+
+// PutSettings validates and saves a project's settings; changed intervals
+// take effect at once.
+func (e *Engine) PutSettings(projectID string, s Settings) (Settings, error) {
+	if err := s.Validate(); err != nil {
+		var ee *Error
+		if errors.As(err, &ee) {
+			return Settings{}, err
+		}
+		return Settings{}, newErr(ErrValidation, "%v", err)
+	}
+	p, err := e.project(projectID)
+	if err != nil {
+		return Settings{}, err
+	}
+	if err := store.WriteJSON(e.settingsPath(projectID), s); err != nil {
+		return Settings{}, fmt.Errorf("save settings of project '%s': %w", projectID, err)
+	}
+	p.mu.Lock()
+	p.settings = s
+	p.mu.Unlock()
+	e.appendEvent(projectID, store.Event{Time: e.clock.Now().UTC(), Event: "settings", Data: map[string]any{"settings": s}})
+	e.restartMonitor(p)
+	return s, nil
+}
+
+// loadSettings reads settings.json; a missing or unreadable one gives the
+// defaults (an unreadable one is logged).
+func (e *Engine) loadSettings(projectID string) Settings {
+	s := DefaultSettings()
+	b, err := os.ReadFile(e.settingsPath(projectID))
+	if err != nil {
+		if !errors.Is(err, os.ErrNotExist) {
+			e.log.Warn().Err(err).Str("project", projectID).Msg("cannot read settings; using defaults")
+		}
+		return s
+	}
+	if err := json.Unmarshal(b, &s); err != nil || s.Validate() != nil {
+		e.log.Warn().Str("project", projectID).Msg("settings.json is not valid; using defaults")
+		return DefaultSettings()
+	}
+	return s
+}

@@ -1,0 +1,76 @@
+// Command fakeclaude stands in for the Claude Code CLI in tests: it writes
+// the same stream-json lines (`claude -p --verbose --output-format
+// stream-json`), takes `--resume ID`, and appends one JSON line per run to
+// $FAKE_CLAUDE_RECORD saying how it was called (args, cwd, resumed id).
+//
+// $FAKE_CLAUDE_MODE (first run) and $FAKE_CLAUDE_RESUME_MODE (resumed runs,
+// default: the same) choose what it does:
+//
+//	success            a success result whose text mentions "error", exit 0
+//	error              an error_during_execution result, exit 1
+//	silent             init and an assistant line, then hangs without a result
+//	hang-after-result  a success result, then stays alive (as MCP servers make it)
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+)
+
+func line(v map[string]any) {
+	b, _ := json.Marshal(v)
+	fmt.Println(string(b))
+}
+
+func main() {
+	resume := ""
+	for i, a := range os.Args {
+		if a == "--resume" && i+1 < len(os.Args) {
+			resume = os.Args[i+1]
+		}
+	}
+	mode := os.Getenv("FAKE_CLAUDE_MODE")
+	if m := os.Getenv("FAKE_CLAUDE_RESUME_MODE"); resume != "" && m != "" {
+		mode = m
+	}
+	cwd, _ := os.Getwd()
+	n := 1
+	if rec := os.Getenv("FAKE_CLAUDE_RECORD"); rec != "" {
+		if b, err := os.ReadFile(rec); err == nil {
+			for _, c := range b {
+				if c == '\n' {
+					n++
+				}
+			}
+		}
+		f, err := os.OpenFile(rec, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err == nil {
+			b, _ := json.Marshal(map[string]any{"args": os.Args[1:], "cwd": cwd, "resume": resume, "pid": os.Getpid()})
+			f.Write(append(b, '\n'))
+			f.Close()
+		}
+	}
+	// A resumed run may bring a new session id, as the real CLI does.
+	session := fmt.Sprintf("sess-%d", n)
+	line(map[string]any{"type": "system", "subtype": "init", "session_id": session, "cwd": cwd, "model": "fake"})
+	line(map[string]any{"type": "assistant", "session_id": session, "message": map[string]any{
+		"content": []any{map[string]any{"type": "text", "text": "Looking at the error handling now."}}}})
+	result := func(subtype string, isError bool, text string) {
+		line(map[string]any{"type": "result", "subtype": subtype, "is_error": isError, "session_id": session,
+			"duration_ms": 1234, "num_turns": 3, "total_cost_usd": 0.0123, "result": text})
+	}
+	switch mode {
+	case "success":
+		result("success", false, "Fixed the error in main.go; no errors remain.")
+	case "error":
+		result("error_during_execution", true, "tool failed")
+		os.Exit(1)
+	case "hang-after-result":
+		result("success", false, "done")
+		time.Sleep(time.Hour)
+	default: // silent
+		time.Sleep(time.Hour)
+	}
+}
