@@ -34,6 +34,12 @@ type Engine interface {
 	LogTail(projectID, agentID string, n int) ([]byte, error)
 	EventsPath(projectID string) (string, error)
 	AllAgents() []*store.Record
+	ResumeAgent(ctx context.Context, projectID, agentID string) (*store.Record, error)
+	UpdateAgent(projectID string, spec supervisor.AgentSpec) (*store.Record, error)
+	GetSettings(projectID string) (supervisor.Settings, error)
+	PutSettings(projectID string, s supervisor.Settings) (supervisor.Settings, error)
+	RenameProject(projectID, name string) (store.Project, error)
+	RemoveProject(ctx context.Context, projectID string, force bool) error
 }
 
 // Options are the handler's settings beyond the engine and the token.
@@ -103,6 +109,12 @@ func New(eng Engine, token string, opts Options) http.Handler {
 	m.HandleFunc("POST /v1/projects/{project}/agents/{agent}/start", h.startAgent)
 	m.HandleFunc("POST /v1/projects/{project}/agents/{agent}/stop", h.stopAgent)
 	m.HandleFunc("GET /v1/projects/{project}/agents/{agent}/log", h.logTail)
+	m.HandleFunc("POST /v1/projects/{project}/agents/{agent}/resume", h.resumeAgent)
+	m.HandleFunc("PUT /v1/projects/{project}/agents/{agent}", h.updateAgent)
+	m.HandleFunc("GET /v1/projects/{project}/settings", h.getSettings)
+	m.HandleFunc("PUT /v1/projects/{project}/settings", h.putSettings)
+	m.HandleFunc("PATCH /v1/projects/{project}", h.renameProject)
+	m.HandleFunc("DELETE /v1/projects/{project}", h.removeProject)
 	return h
 }
 
@@ -293,6 +305,93 @@ func (h *handler) startAgent(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, rec)
+}
+
+func (h *handler) resumeAgent(w http.ResponseWriter, r *http.Request) {
+	if !emptyBody(w, r) {
+		return
+	}
+	rec, err := h.eng.ResumeAgent(r.Context(), r.PathValue("project"), r.PathValue("agent"))
+	if err != nil {
+		writeEngineError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, rec)
+}
+
+func (h *handler) updateAgent(w http.ResponseWriter, r *http.Request) {
+	var spec supervisor.AgentSpec
+	if !decodeBody(w, r, &spec, false) {
+		return
+	}
+	if spec.ID != "" && spec.ID != r.PathValue("agent") {
+		writeError(w, http.StatusBadRequest, "ValidationError", "the body's id differs from the agent in the path")
+		return
+	}
+	spec.ID = r.PathValue("agent")
+	rec, err := h.eng.UpdateAgent(r.PathValue("project"), spec)
+	if err != nil {
+		writeEngineError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, rec)
+}
+
+func (h *handler) getSettings(w http.ResponseWriter, r *http.Request) {
+	s, err := h.eng.GetSettings(r.PathValue("project"))
+	if err != nil {
+		writeEngineError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, s)
+}
+
+// putSettings takes some or all of the fields: those left out keep their
+// current values.
+func (h *handler) putSettings(w http.ResponseWriter, r *http.Request) {
+	s, err := h.eng.GetSettings(r.PathValue("project"))
+	if err != nil {
+		writeEngineError(w, err)
+		return
+	}
+	if !decodeBody(w, r, &s, false) {
+		return
+	}
+	s, err = h.eng.PutSettings(r.PathValue("project"), s)
+	if err != nil {
+		writeEngineError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, s)
+}
+
+func (h *handler) renameProject(w http.ResponseWriter, r *http.Request) {
+	var in ProjectInput
+	if !decodeBody(w, r, &in, false) {
+		return
+	}
+	if in.Path != "" {
+		writeError(w, http.StatusBadRequest, "ValidationError", "a project's path cannot change; add the new folder as a project")
+		return
+	}
+	p, err := h.eng.RenameProject(r.PathValue("project"), in.Name)
+	if err != nil {
+		writeEngineError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, p)
+}
+
+func (h *handler) removeProject(w http.ResponseWriter, r *http.Request) {
+	force, ok := boolParam(w, r.URL.Query().Get("force"), "force")
+	if !ok {
+		return
+	}
+	if err := h.eng.RemoveProject(r.Context(), r.PathValue("project"), force); err != nil {
+		writeEngineError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"projectId": r.PathValue("project"), "removed": true})
 }
 
 func (h *handler) stopAgent(w http.ResponseWriter, r *http.Request) {

@@ -419,7 +419,7 @@ func TestNoRoute(t *testing.T) {
 	if eb := errorBody(t, w); w.Code != 404 || eb.Error != "NotFound" {
 		t.Errorf("unknown path: %d %+v", w.Code, eb)
 	}
-	w = do(t, h, "PUT", "/v1/projects/p1/agents/a1", `{}`)
+	w = do(t, h, "PATCH", "/v1/projects/p1/agents/a1", `{}`)
 	if eb := errorBody(t, w); w.Code != 405 || eb.Error != "MethodNotAllowed" {
 		t.Errorf("wrong method: %d %+v", w.Code, eb)
 	}

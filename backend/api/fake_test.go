@@ -167,3 +167,48 @@ func (f *fakeEngine) EventsPath(projectID string) (string, error) {
 }
 
 func (f *fakeEngine) AllAgents() []*store.Record { f.call("AllAgents"); return f.agents }
+
+func (f *fakeEngine) ResumeAgent(ctx context.Context, projectID, agentID string) (*store.Record, error) {
+	if err := f.call("ResumeAgent"); err != nil {
+		return nil, err
+	}
+	return &store.Record{ID: agentID, ProjectID: projectID, Status: lifecycle.Running}, nil
+}
+
+func (f *fakeEngine) UpdateAgent(projectID string, spec supervisor.AgentSpec) (*store.Record, error) {
+	if err := f.call("UpdateAgent"); err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	f.specs = append(f.specs, spec)
+	f.mu.Unlock()
+	return &store.Record{ID: spec.ID, ProjectID: projectID, Command: spec.Command}, nil
+}
+
+func (f *fakeEngine) GetSettings(projectID string) (supervisor.Settings, error) {
+	if err := f.call("GetSettings"); err != nil {
+		return supervisor.Settings{}, err
+	}
+	return supervisor.DefaultSettings(), nil
+}
+
+func (f *fakeEngine) PutSettings(projectID string, s supervisor.Settings) (supervisor.Settings, error) {
+	if err := f.call("PutSettings"); err != nil {
+		return supervisor.Settings{}, err
+	}
+	return s, nil
+}
+
+func (f *fakeEngine) RenameProject(projectID, name string) (store.Project, error) {
+	if err := f.call("RenameProject"); err != nil {
+		return store.Project{}, err
+	}
+	return store.Project{ID: projectID, Name: name}, nil
+}
+
+func (f *fakeEngine) RemoveProject(ctx context.Context, projectID string, force bool) error {
+	f.mu.Lock()
+	f.force = force
+	f.mu.Unlock()
+	return f.call("RemoveProject")
+}

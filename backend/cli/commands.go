@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"shepherd/backend/api"
@@ -31,6 +32,9 @@ func init() {
 		{name: "create", args: "P A [flags] -- CMD [ARGS…]", summary: "create an agent (not started)",
 			minPos: 2, maxPos: 2, rest: true, setup: setupCreate},
 		{name: "start", args: "P A", summary: "start an agent", minPos: 2, maxPos: 2, run: cmdStart},
+		{name: "resume", args: "P A", summary: "resume an agent's session (its resume args, {sessionId} filled in)", minPos: 2, maxPos: 2, run: cmdResume},
+		{name: "settings", args: "P [--key value]…", summary: "show or change a project's monitoring settings (keys as in the API: --staleThresholdSec 600 …)",
+			minPos: 1, maxPos: 1, setup: setupSettings},
 		{name: "stop", args: "P A [--grace SEC]", summary: "stop an agent: SIGTERM to its process group, SIGKILL after the grace",
 			minPos: 2, maxPos: 2, setup: setupStop},
 		{name: "rm", args: "P A [--force] [--delete-log]", summary: "remove an agent (--force stops a running one first)",
@@ -426,6 +430,98 @@ func cmdStart(e *env, pos, _ []string) error {
 	}
 	fmt.Fprintf(e.stdout, "Started %s (pid %s, %s)\n", r.ID, pidText(r.PID), r.Status)
 	return nil
+}
+
+func cmdResume(e *env, pos, _ []string) error {
+	id, err := e.resolveProject(pos[0])
+	if err != nil {
+		return err
+	}
+	var r store.Record
+	raw, err := e.call(http.MethodPost, agentURL(id, pos[1], "resume"), nil, &r)
+	if err != nil {
+		return err
+	}
+	if e.json {
+		e.printRaw(raw)
+		return nil
+	}
+	fmt.Fprintf(e.stdout, "Resumed %s (pid %s, session %s, %s)\n", r.ID, pidText(r.PID), r.SessionID, r.Status)
+	return nil
+}
+
+// settingKeys are the settings the CLI can change, by their API names.
+var settingKeys = []struct{ name, doc string }{
+	{"watchdogIntervalSec", "seconds between watchdog checks"},
+	{"staleCheckIntervalSec", "seconds between stale checks"},
+	{"staleThresholdSec", "seconds of log silence after which a running agent is stale"},
+	{"resultGraceSec", "seconds a Claude agent may live on after its result line"},
+	{"autoResumeLimit", "auto-resumes allowed before giving up"},
+	{"pausedExpiryDays", "days after which a paused agent expires"},
+	{"maxRunning", "agents allowed to run at once (0: no limit)"},
+}
+
+var settingBools = []struct{ name, doc string }{
+	{"notifyNative", "native desktop notifications (true/false)"},
+	{"notifyCompletion", "notify when an agent completes (true/false)"},
+}
+
+func setupSettings(fs *flag.FlagSet) runFunc {
+	ints := map[string]*optInt{}
+	for _, k := range settingKeys {
+		ints[k.name] = &optInt{}
+		fs.Var(ints[k.name], k.name, k.doc)
+	}
+	bools := map[string]*string{}
+	for _, k := range settingBools {
+		bools[k.name] = fs.String(k.name, "", k.doc)
+	}
+	return func(e *env, pos, _ []string) error {
+		id, err := e.resolveProject(pos[0])
+		if err != nil {
+			return err
+		}
+		change := map[string]any{}
+		for name, v := range ints {
+			if v.v != nil {
+				change[name] = *v.v
+			}
+		}
+		for name, v := range bools {
+			if *v == "" {
+				continue
+			}
+			b, err := strconv.ParseBool(*v)
+			if err != nil {
+				return usagef("--%s: want true or false, not %q", name, *v)
+			}
+			change[name] = b
+		}
+		var got supervisor.Settings
+		var raw []byte
+		if len(change) == 0 {
+			raw, err = e.call(http.MethodGet, "/v1/projects/"+url.PathEscape(id)+"/settings", nil, &got)
+		} else {
+			raw, err = e.call(http.MethodPut, "/v1/projects/"+url.PathEscape(id)+"/settings", change, &got)
+		}
+		if err != nil {
+			return err
+		}
+		if e.json {
+			e.printRaw(raw)
+			return nil
+		}
+		var m map[string]any
+		_ = json.Unmarshal(raw, &m)
+		tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+		for _, k := range settingKeys {
+			fmt.Fprintf(tw, "%s\t%v\n", k.name, m[k.name])
+		}
+		for _, k := range settingBools {
+			fmt.Fprintf(tw, "%s\t%v\n", k.name, m[k.name])
+		}
+		return tw.Flush()
+	}
 }
 
 func setupStop(fs *flag.FlagSet) runFunc {
