@@ -136,38 +136,61 @@ func (s *ProjectService) Select(projectID string) (*supervisor.SyncSummary, erro
 
 // ------------------------------------------------------------------ agents
 
+// Agent is an agent's record as the window gets it. It is its own type, not
+// store.Record, because the generated TypeScript would otherwise declare an
+// interface named Record that shadows TypeScript's Record<K, V> in the same
+// namespace.
+type Agent store.Record
+
+func agentOf(r *store.Record, err error) (*Agent, error) { return (*Agent)(r), err }
+
+// StopResult is one agent's outcome of stop-all.
+type StopResult struct {
+	AgentID string `json:"agentId"`
+	Record  *Agent `json:"record,omitempty"`
+	Error   string `json:"error,omitempty"`
+}
+
 // AgentService is the agents view's door to the engine.
 type AgentService struct{ a *App }
 
 // List returns a project's agents, oldest first.
-func (s *AgentService) List(projectID string) ([]*store.Record, error) {
+func (s *AgentService) List(projectID string) ([]*Agent, error) {
 	e, err := s.a.engine()
 	if err != nil {
 		return nil, err
 	}
-	return e.ListAgents(projectID)
+	recs, err := e.ListAgents(projectID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*Agent, len(recs))
+	for i, r := range recs {
+		out[i] = (*Agent)(r)
+	}
+	return out, nil
 }
 
 // Get returns one agent's record.
-func (s *AgentService) Get(projectID, agentID string) (*store.Record, error) {
+func (s *AgentService) Get(projectID, agentID string) (*Agent, error) {
 	e, err := s.a.engine()
 	if err != nil {
 		return nil, err
 	}
-	return e.GetAgent(projectID, agentID)
+	return agentOf(e.GetAgent(projectID, agentID))
 }
 
 // Create adds an agent (not started).
-func (s *AgentService) Create(projectID string, spec supervisor.AgentSpec) (*store.Record, error) {
+func (s *AgentService) Create(projectID string, spec supervisor.AgentSpec) (*Agent, error) {
 	e, err := s.a.engine()
 	if err != nil {
 		return nil, err
 	}
-	return e.CreateAgent(projectID, spec)
+	return agentOf(e.CreateAgent(projectID, spec))
 }
 
 // Update changes the user-set fields of an agent that is not live.
-func (s *AgentService) Update(projectID string, spec supervisor.AgentSpec) (*store.Record, error) {
+func (s *AgentService) Update(projectID string, spec supervisor.AgentSpec) (*Agent, error) {
 	e, err := s.a.engine()
 	if err != nil {
 		return nil, err
@@ -176,21 +199,21 @@ func (s *AgentService) Update(projectID string, spec supervisor.AgentSpec) (*sto
 	if err == nil && r == nil {
 		return nil, errors.New("editing an agent is not available in this build")
 	}
-	return r, err
+	return (*Agent)(r), err
 }
 
 // Start starts an agent with its args.
-func (s *AgentService) Start(projectID, agentID string) (*store.Record, error) {
+func (s *AgentService) Start(projectID, agentID string) (*Agent, error) {
 	e, err := s.a.engine()
 	if err != nil {
 		return nil, err
 	}
-	return e.StartAgent(context.Background(), projectID, agentID)
+	return agentOf(e.StartAgent(context.Background(), projectID, agentID))
 }
 
 // Stop stops a live agent: SIGTERM, graceSec (negative: the agent's own
 // grace), SIGKILL.
-func (s *AgentService) Stop(projectID, agentID string, graceSec int) (*store.Record, error) {
+func (s *AgentService) Stop(projectID, agentID string, graceSec int) (*Agent, error) {
 	e, err := s.a.engine()
 	if err != nil {
 		return nil, err
@@ -200,16 +223,16 @@ func (s *AgentService) Stop(projectID, agentID string, graceSec int) (*store.Rec
 		g := time.Duration(graceSec) * time.Second
 		grace = &g
 	}
-	return e.StopAgent(context.Background(), projectID, agentID, grace)
+	return agentOf(e.StopAgent(context.Background(), projectID, agentID, grace))
 }
 
 // Resume runs the agent's resume arguments with its session id.
-func (s *AgentService) Resume(projectID, agentID string) (*store.Record, error) {
+func (s *AgentService) Resume(projectID, agentID string) (*Agent, error) {
 	e, err := s.a.engine()
 	if err != nil {
 		return nil, err
 	}
-	return e.ResumeAgent(context.Background(), projectID, agentID)
+	return agentOf(e.ResumeAgent(context.Background(), projectID, agentID))
 }
 
 // Remove forgets an agent; a live one needs force. The log is kept unless
@@ -224,12 +247,17 @@ func (s *AgentService) Remove(projectID, agentID string, force, deleteLog bool) 
 }
 
 // StopAll stops every live agent of a project.
-func (s *AgentService) StopAll(projectID string) ([]supervisor.StopResult, error) {
+func (s *AgentService) StopAll(projectID string) ([]StopResult, error) {
 	e, err := s.a.engine()
 	if err != nil {
 		return nil, err
 	}
-	return e.StopAll(context.Background(), projectID)
+	res, err := e.StopAll(context.Background(), projectID)
+	out := make([]StopResult, len(res))
+	for i, r := range res {
+		out[i] = StopResult{AgentID: r.AgentID, Record: (*Agent)(r.Record), Error: r.Error}
+	}
+	return out, err
 }
 
 // Events returns the last limit entries of the project's events.jsonl that

@@ -1,5 +1,86 @@
-import {Welcome} from './screens/welcome/Welcome'
+import {useEffect} from 'react'
+import {useQueryClient} from '@tanstack/react-query'
+import {Toaster, toast} from 'sonner'
+import {api, errorMessage} from './api'
+import {keys, useEngineEvents, useProjects} from './state/queries'
+import {useUI, type Dialog} from './state/ui'
+import {AgentFormDialog, RemoveAgentDialog} from './screens/agents/AgentDialogs'
+import {AgentsScreen} from './screens/agents/AgentsScreen'
+import {AddProjectDialog} from './screens/projects/AddProjectDialog'
+import {EmptyState} from './screens/projects/EmptyState'
+import {RemoveProjectDialog, RenameProjectDialog} from './screens/projects/ProjectDialogs'
+import {ProjectSwitcher} from './screens/projects/ProjectSwitcher'
+import {SettingsDialog} from './screens/settings/SettingsDialog'
+
+function Dialogs({dialog}: {dialog: Dialog | null}) {
+  switch (dialog?.kind) {
+    case 'addProject': return <AddProjectDialog/>
+    case 'renameProject': return <RenameProjectDialog projectId={dialog.projectId}/>
+    case 'removeProject': return <RemoveProjectDialog projectId={dialog.projectId}/>
+    case 'createAgent': return <AgentFormDialog/>
+    case 'editAgent': return <AgentFormDialog agentId={dialog.agentId}/>
+    case 'removeAgent': return <RemoveAgentDialog agentId={dialog.agentId}/>
+    case 'settings': return <SettingsDialog/>
+    default: return null
+  }
+}
+
+/** `/` focuses the visible search box (the log's, else the agents filter). */
+function useSlashFocus() {
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const t = e.target as HTMLElement | null
+      if (e.key !== '/' || t?.closest('input, textarea, select, [contenteditable]')) return
+      const box = document.querySelector<HTMLInputElement>('[data-search="log"]') ??
+        document.querySelector<HTMLInputElement>('[data-search="agents"]')
+      if (box) {
+        e.preventDefault()
+        box.focus()
+      }
+    }
+    window.addEventListener('keydown', onKey)
+    return () => window.removeEventListener('keydown', onKey)
+  }, [])
+}
 
 export default function App() {
-  return <Welcome/>
+  useEngineEvents()
+  useSlashFocus()
+  const qc = useQueryClient()
+  const {data: projects, isLoading, error} = useProjects()
+  const {projectId, selectProject, dialog} = useUI()
+  const project = projects?.find((p) => p.id === projectId)
+
+  // Fall back to the first project when none (or an unknown one) is selected.
+  useEffect(() => {
+    if (projects && projects.length > 0 && !project) selectProject(projects[0].id)
+  }, [projects, project, selectProject])
+
+  // Selecting a project runs the engine's load-time sync; its summary comes as a project:synced toast.
+  useEffect(() => {
+    if (!projectId || !project) return
+    api.projects.select(projectId).then(
+      () => qc.invalidateQueries({queryKey: keys.agents(projectId)}),
+      (err: unknown) => toast.error('Cannot load the project', {description: errorMessage(err)}),
+    )
+  }, [projectId, !!project, qc]) // eslint-disable-line react-hooks/exhaustive-deps
+
+  useEffect(() => {
+    if (projects && projects.length === 0) api.setTitle('Shepherd')
+  }, [projects])
+
+  let body
+  if (error) body = <main className="empty"><h1>Shepherd</h1><p className="field-error">{errorMessage(error)}</p></main>
+  else if (isLoading) body = <main className="empty"><p className="muted">Loading…</p></main>
+  else if (!projects?.length) body = <EmptyState/>
+  else body = project ? <AgentsScreen project={project}/> : null
+
+  return (
+    <div className="shell">
+      {projects && projects.length > 0 && <ProjectSwitcher/>}
+      {body}
+      <Dialogs dialog={dialog}/>
+      <Toaster richColors closeButton position="bottom-right" theme="system"/>
+    </div>
+  )
 }

@@ -1,17 +1,109 @@
 // The one door from the UI to Go. Components import this module, never the
 // generated wailsjs bindings, so that tests can vi.mock it and the bindings'
-// untyped corners stay in one place.
+// untyped corners (times as `any`) stay in one place.
 import * as App from '../../wailsjs/go/app/App'
-import type {app} from '../../wailsjs/go/models'
+import * as Agents from '../../wailsjs/go/app/AgentService'
+import * as Logs from '../../wailsjs/go/app/LogService'
+import * as Projects from '../../wailsjs/go/app/ProjectService'
+import * as SettingsSvc from '../../wailsjs/go/app/SettingsService'
+import {EventsOn, WindowSetTitle} from '../../wailsjs/runtime/runtime'
+import type {z} from 'zod'
+import {
+  agentRefSchema, agentSchema, logBatchSchema, notificationSchema, syncSummarySchema,
+  type Agent, type AgentSpec, type EngineEvent, type EngineStatus, type LogChunk, type Project,
+  type Settings, type SyncSummary,
+} from './types'
 
-export type EngineStatus = app.EngineStatus
+export * from './types'
 
-/** The version of the running Shepherd build. */
-export function getVersion(): Promise<string> {
-  return App.Version()
+export const getVersion = (): Promise<string> => App.Version()
+export const getEngine = (): Promise<EngineStatus> => App.Engine()
+
+export const api = {
+  projects: {
+    list: () => Projects.List() as Promise<Project[]>,
+    add: (path: string, name = '') => Projects.Add(path, name) as Promise<Project>,
+    pickFolder: (title = '') => Projects.PickFolder(title),
+    rename: (id: string, name: string) => Projects.Rename(id, name) as Promise<Project>,
+    remove: (id: string, force: boolean) => Projects.Remove(id, force),
+    select: (id: string) => Projects.Select(id) as Promise<SyncSummary>,
+  },
+  agents: {
+    list: (projectId: string) => Agents.List(projectId) as Promise<Agent[]>,
+    get: (projectId: string, id: string) => Agents.Get(projectId, id) as Promise<Agent>,
+    create: (projectId: string, spec: AgentSpec) => Agents.Create(projectId, spec) as Promise<Agent>,
+    update: (projectId: string, spec: AgentSpec) => Agents.Update(projectId, spec) as Promise<Agent>,
+    start: (projectId: string, id: string) => Agents.Start(projectId, id) as Promise<Agent>,
+    /** graceSec < 0: the agent's own grace. */
+    stop: (projectId: string, id: string, graceSec = -1) => Agents.Stop(projectId, id, graceSec) as Promise<Agent>,
+    resume: (projectId: string, id: string) => Agents.Resume(projectId, id) as Promise<Agent>,
+    remove: (projectId: string, id: string, force: boolean, deleteLog: boolean) =>
+      Agents.Remove(projectId, id, force, deleteLog),
+    stopAll: (projectId: string) =>
+      Agents.StopAll(projectId) as Promise<{agentId: string; error?: string}[]>,
+    events: (projectId: string, id: string, limit = 200) =>
+      Agents.Events(projectId, id, limit) as Promise<EngineEvent[]>,
+  },
+  logs: {
+    tail: (projectId: string, id: string, n = 2000) => Logs.Tail(projectId, id, n) as Promise<LogChunk>,
+    follow: (projectId: string, id: string, offset: number) => Logs.Follow(projectId, id, offset),
+    unfollow: (projectId: string, id: string) => Logs.Unfollow(projectId, id),
+  },
+  settings: {
+    get: (projectId: string) => SettingsSvc.Get(projectId) as Promise<Settings>,
+    put: (projectId: string, s: Settings) => SettingsSvc.Put(projectId, s) as Promise<Settings>,
+  },
+  setTitle: (title: string) => {
+    try {
+      WindowSetTitle(title)
+    } catch {
+      // no window (tests, a plain browser)
+    }
+  },
 }
 
-/** The engine embedded in the window (its API URL), or why it is not running. */
-export function getEngine(): Promise<EngineStatus> {
-  return App.Engine()
+/** Pushed event names, the same constants as in Go. */
+export const EVENTS = {
+  agentState: 'agent:state',
+  agentRemoved: 'agent:removed',
+  agentLog: 'agent:log',
+  projectSynced: 'project:synced',
+  notify: 'notify',
+} as const
+
+const schemas = {
+  [EVENTS.agentState]: agentSchema,
+  [EVENTS.agentRemoved]: agentRefSchema,
+  [EVENTS.agentLog]: logBatchSchema,
+  [EVENTS.projectSynced]: syncSummarySchema,
+  [EVENTS.notify]: notificationSchema,
+}
+type Schemas = typeof schemas
+export type EventName = keyof Schemas
+export type EventPayload<E extends EventName> = z.infer<Schemas[E]>
+
+/**
+ * Subscribes to a pushed event; payloads that do not match their schema are
+ * reported on the console and dropped. Returns the unsubscribe function.
+ */
+export function onEvent<E extends EventName>(name: E, handler: (data: EventPayload<E>) => void): () => void {
+  try {
+    return EventsOn(name, (data: unknown) => {
+      const parsed = schemas[name].safeParse(data)
+      if (!parsed.success) {
+        console.warn(`dropped a malformed ${name} event`, parsed.error.issues)
+        return
+      }
+      handler(parsed.data as EventPayload<E>)
+    })
+  } catch {
+    return () => {} // no Wails runtime (a plain browser)
+  }
+}
+
+/** The message of a rejected Go call (Wails rejects with the error's text). */
+export function errorMessage(err: unknown): string {
+  if (typeof err === 'string') return err
+  if (err instanceof Error) return err.message
+  return String(err)
 }

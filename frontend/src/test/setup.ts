@@ -2,6 +2,15 @@ import '@testing-library/jest-dom/vitest'
 import {cleanup} from '@testing-library/react'
 import {afterEach} from 'vitest'
 
+// jsdom has no matchMedia; sonner's system theme asks it.
+if (!window.matchMedia) {
+  window.matchMedia = (query: string) => ({
+    matches: false, media: query, onchange: null,
+    addListener: () => {}, removeListener: () => {},
+    addEventListener: () => {}, removeEventListener: () => {}, dispatchEvent: () => false,
+  })
+}
+
 afterEach(() => {
   cleanup()
 })

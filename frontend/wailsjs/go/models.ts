@@ -1,9 +1,151 @@
 export namespace app {
 	
+	export interface Agent {
+	    id: string;
+	    projectId: string;
+	    name?: string;
+	    command: string;
+	    args: string[];
+	    env?: Record<string, string>;
+	    cwd: string;
+	    profile: string;
+	    resumeArgs?: string[];
+	    sessionId?: string;
+	    keepAlive: boolean;
+	    autoStartOnRestore: boolean;
+	    timeoutSec: number;
+	    graceSec: number;
+	    status: string;
+	    exitReason?: string;
+	    exitCode?: number;
+	    signal?: string;
+	    error?: string;
+	    pid?: number;
+	    processStartTime?: number;
+	    shimPid?: number;
+	    bootId?: string;
+	    desired: string;
+	    attached: boolean;
+	    // Go type: time
+	    createdAt: any;
+	    // Go type: time
+	    startedAt?: any;
+	    // Go type: time
+	    stoppedAt?: any;
+	    // Go type: time
+	    lastActivityAt?: any;
+	    restartCount: number;
+	    restartFailureCount: number;
+	    // Go type: time
+	    nextRestartAt?: any;
+	    autoResumeCount: number;
+	    resumeCount: number;
+	    // Go type: time
+	    pausedAt?: any;
+	    staleCheck?: boolean;
+	    logPath: string;
+	}
 	export interface EngineStatus {
 	    url: string;
 	    pid: number;
 	    dataDir: string;
+	}
+	export interface ProjectInfo {
+	    id: string;
+	    name: string;
+	    path: string;
+	    // Go type: time
+	    createdAt: any;
+	    loaded: boolean;
+	    agents: number;
+	    running: number;
+	    attention: number;
+	}
+	export interface StopResult {
+	    agentId: string;
+	    record?: Agent;
+	    error?: string;
+	}
+
+}
+
+export namespace logfollow {
+	
+	export interface Chunk {
+	    lines: string[];
+	    offset: number;
+	}
+
+}
+
+export namespace store {
+	
+	export interface Event {
+	    // Go type: time
+	    time: any;
+	    event: string;
+	    agentId?: string;
+	    from?: string;
+	    to?: string;
+	    reason?: string;
+	    data?: Record<string, any>;
+	}
+	export interface Project {
+	    id: string;
+	    name: string;
+	    path: string;
+	    // Go type: time
+	    createdAt: any;
+	}
+
+}
+
+export namespace supervisor {
+	
+	export interface AgentOutcome {
+	    agentId: string;
+	    outcome: string;
+	    status: string;
+	    exitCode?: number;
+	    detail?: string;
+	}
+	export interface AgentSpec {
+	    id: string;
+	    name?: string;
+	    command: string;
+	    args?: string[];
+	    env?: Record<string, string>;
+	    cwd?: string;
+	    profile?: string;
+	    resumeArgs?: string[];
+	    keepAlive?: boolean;
+	    autoStartOnRestore?: boolean;
+	    timeoutSec?: number;
+	    graceSec?: number;
+	    staleCheck?: boolean;
+	}
+	export interface CorruptRecord {
+	    agentId: string;
+	    movedTo: string;
+	    problem: string;
+	}
+	export interface Settings {
+	    watchdogIntervalSec: number;
+	    staleCheckIntervalSec: number;
+	    staleThresholdSec: number;
+	    resultGraceSec: number;
+	    autoResumeLimit: number;
+	    pausedExpiryDays: number;
+	    maxRunning: number;
+	    notifyNative: boolean;
+	    notifyCompletion: boolean;
+	}
+	export interface SyncSummary {
+	    projectId: string;
+	    total: number;
+	    counts: Record<string, number>;
+	    agents: AgentOutcome[];
+	    corrupt?: CorruptRecord[];
 	}
 
 }

@@ -1,0 +1,79 @@
+import {act, render, screen} from '@testing-library/react'
+import {QueryClient, QueryClientProvider} from '@tanstack/react-query'
+import {beforeEach, describe, expect, it, vi} from 'vitest'
+import {api, type EventName} from './api'
+import App from './App'
+import {summarize} from './state/queries'
+import {useUI} from './state/ui'
+import {agent} from './test/fixtures'
+
+const handlers = new Map<string, (data: unknown) => void>()
+
+vi.mock('./api', async (orig) => {
+  const real = await orig<typeof import('./api')>()
+  return {
+    ...real,
+    api: {
+      projects: {list: vi.fn(), select: vi.fn(), pickFolder: vi.fn(), add: vi.fn()},
+      agents: {list: vi.fn(), events: vi.fn()},
+      logs: {tail: vi.fn(), follow: vi.fn(), unfollow: vi.fn()},
+      settings: {get: vi.fn()},
+      setTitle: vi.fn(),
+    },
+    // Pushed events go through the real schema check.
+    onEvent: (name: EventName, h: (d: unknown) => void) => {
+      handlers.set(name, (data) => {
+        const parsed = ({
+          'agent:state': real.agentSchema, 'agent:removed': real.agentRefSchema, 'agent:log': real.logBatchSchema,
+          'project:synced': real.syncSummarySchema, notify: real.notificationSchema,
+        } as const)[name].safeParse(data)
+        if (parsed.success) h(parsed.data)
+      })
+      return () => handlers.delete(name)
+    },
+  }
+})
+
+const project = {id: 'p1', name: 'demo', path: '/src/demo', createdAt: '', loaded: true, agents: 1, running: 0, attention: 0}
+
+function renderApp() {
+  render(<QueryClientProvider client={new QueryClient()}><App/></QueryClientProvider>)
+}
+
+describe('App', () => {
+  beforeEach(() => {
+    handlers.clear()
+    useUI.setState({projectId: null, agentId: null, dialog: null})
+    vi.mocked(api.projects.select).mockResolvedValue({projectId: 'p1', total: 0, counts: {}, agents: []})
+  })
+
+  it('first launch: says what Shepherd does and offers Add project', async () => {
+    vi.mocked(api.projects.list).mockResolvedValue([])
+    renderApp()
+    expect(await screen.findByRole('heading', {name: 'Welcome to Shepherd'})).toBeInTheDocument()
+    expect(screen.getByText(/supervise|runs and watches/)).toBeInTheDocument()
+    screen.getByRole('button', {name: 'Add project'}).click()
+    expect(await screen.findByRole('dialog', {name: 'Add project'})).toBeInTheDocument()
+  })
+
+  it('shows the project’s agents and applies pushed state changes; malformed events are dropped', async () => {
+    vi.mocked(api.projects.list).mockResolvedValue([project])
+    vi.mocked(api.agents.list).mockResolvedValue([agent({id: 'web', projectId: 'p1', status: 'running', pid: 99})])
+    renderApp()
+    expect(await screen.findByText('web')).toBeInTheDocument()
+    expect(api.projects.select).toHaveBeenCalledWith('p1')
+    expect(api.setTitle).toHaveBeenCalledWith('Shepherd — demo · 1 agent')
+    act(() => handlers.get('agent:state')!({status: 'failed'})) // no id: dropped
+    expect(screen.getByText('running')).toBeInTheDocument()
+    act(() => handlers.get('agent:state')!(agent({id: 'web', projectId: 'p1', status: 'failed', exitReason: 'failed', exitCode: 3})))
+    expect(await screen.findByText('failed')).toBeInTheDocument()
+    act(() => handlers.get('agent:removed')!({projectId: 'p1', agentId: 'web'}))
+    expect(await screen.findByText(/No agents in this project yet/)).toBeInTheDocument()
+  })
+
+  it('summarises a sync', () => {
+    expect(summarize({projectId: 'p', total: 3, counts: {exited_while_closed: 2, reattached: 1, unchanged: 4}, agents: []}))
+      .toBe('2 agents exited while Shepherd was closed, 1 re-attached')
+    expect(summarize({projectId: 'p', total: 1, counts: {unchanged: 1}, agents: []})).toBe('')
+  })
+})

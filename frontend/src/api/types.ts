@@ -1,0 +1,146 @@
+// The shapes Go sends, as the UI uses them (times are RFC 3339 strings), and
+// zod schemas that check pushed event payloads before they reach the cache.
+import {z} from 'zod'
+
+export const STATUSES = [
+  'not_started', 'spawning', 'running', 'timed_out', 'stopping', 'killing',
+  'completed', 'failed', 'stopped', 'interrupted', 'paused',
+] as const
+export type Status = (typeof STATUSES)[number]
+
+export const LIVE: ReadonlySet<string> = new Set(['spawning', 'running', 'timed_out', 'stopping', 'killing'])
+
+export const agentSchema = z.object({
+  id: z.string(),
+  projectId: z.string(),
+  name: z.string().optional(),
+  command: z.string(),
+  args: z.array(z.string()).nullish(),
+  env: z.record(z.string(), z.string()).nullish(),
+  cwd: z.string(),
+  profile: z.string(),
+  resumeArgs: z.array(z.string()).nullish(),
+  sessionId: z.string().optional(),
+  keepAlive: z.boolean(),
+  autoStartOnRestore: z.boolean(),
+  timeoutSec: z.number(),
+  graceSec: z.number(),
+  status: z.string(),
+  exitReason: z.string().optional(),
+  exitCode: z.number().nullish(),
+  signal: z.string().optional(),
+  error: z.string().optional(),
+  pid: z.number().optional(),
+  desired: z.string(),
+  attached: z.boolean(),
+  createdAt: z.string(),
+  startedAt: z.string().nullish(),
+  stoppedAt: z.string().nullish(),
+  lastActivityAt: z.string().nullish(),
+  restartCount: z.number(),
+  restartFailureCount: z.number(),
+  nextRestartAt: z.string().nullish(),
+  autoResumeCount: z.number(),
+  resumeCount: z.number(),
+  pausedAt: z.string().nullish(),
+  staleCheck: z.boolean().nullish(),
+  logPath: z.string(),
+}).loose()
+export type Agent = z.infer<typeof agentSchema>
+
+export const agentRefSchema = z.object({projectId: z.string(), agentId: z.string()})
+export type AgentRef = z.infer<typeof agentRefSchema>
+
+export const syncSummarySchema = z.object({
+  projectId: z.string(),
+  total: z.number(),
+  counts: z.record(z.string(), z.number()).nullish(),
+  agents: z.array(z.object({
+    agentId: z.string(),
+    outcome: z.string(),
+    status: z.string(),
+    exitCode: z.number().nullish(),
+    detail: z.string().optional(),
+  })).nullish(),
+  corrupt: z.array(z.object({agentId: z.string(), movedTo: z.string(), problem: z.string()})).nullish(),
+})
+export type SyncSummary = z.infer<typeof syncSummarySchema>
+
+export const notificationSchema = z.object({
+  level: z.string(),
+  kind: z.string().optional(),
+  title: z.string(),
+  projectId: z.string().optional(),
+  agentId: z.string().optional(),
+  message: z.string(),
+  messageJa: z.string().optional(),
+})
+export type Notification = z.infer<typeof notificationSchema>
+
+export const logBatchSchema = z.object({
+  projectId: z.string(),
+  agentId: z.string(),
+  lines: z.array(z.string()).nullish(),
+  offset: z.number(),
+  reset: z.boolean().optional(),
+})
+export type LogBatch = z.infer<typeof logBatchSchema>
+
+export interface Project {
+  id: string
+  name: string
+  path: string
+  createdAt: string
+  loaded: boolean
+  agents: number
+  running: number
+  attention: number
+}
+
+export interface AgentSpec {
+  id: string
+  name?: string
+  command: string
+  args?: string[]
+  env?: Record<string, string>
+  cwd?: string
+  profile?: string
+  resumeArgs?: string[]
+  keepAlive?: boolean
+  autoStartOnRestore?: boolean
+  timeoutSec?: number
+  graceSec?: number
+}
+
+export interface Settings {
+  watchdogIntervalSec: number
+  staleCheckIntervalSec: number
+  staleThresholdSec: number
+  resultGraceSec: number
+  autoResumeLimit: number
+  pausedExpiryDays: number
+  maxRunning: number
+  notifyNative: boolean
+  notifyCompletion: boolean
+}
+
+export interface LogChunk {
+  lines: string[]
+  offset: number
+}
+
+export interface EngineEvent {
+  time: string
+  event: string
+  agentId?: string
+  from?: string
+  to?: string
+  reason?: string
+  data?: Record<string, unknown>
+}
+
+export interface EngineStatus {
+  url: string
+  pid: number
+  dataDir: string
+}

@@ -1,0 +1,49 @@
+import {describe, expect, it} from 'vitest'
+import {agent, at, NOW} from '../test/fixtures'
+import {canResume, restartText, runtimeText, statusView} from './status'
+
+describe('statusView', () => {
+  it.each([
+    ['completed is a green check', {status: 'completed', exitReason: 'completed', exitCode: 0}, '✔', 'ok', 'exit code 0'],
+    ['failed is red with its error', {status: 'failed', exitReason: 'failed', exitCode: 3, error: 'Process exited with code 3'}, '✖', 'bad', 'Process exited with code 3'],
+    ['a crash names the signal', {status: 'failed', exitReason: 'crashed', signal: 'SIGSEGV'}, '✖', 'bad', 'crashed (killed by SIGSEGV)'],
+    ['exited while closed with its code', {status: 'failed', exitReason: 'exited_while_app_closed', exitCode: 2}, '⚠', 'warn', 'exited while Shepherd was closed — exit code 2'],
+    ['exited while closed, code unknown', {status: 'interrupted', exitReason: 'exited_while_app_closed'}, '⚠', 'warn', 'exited while Shepherd was closed — reason unknown'],
+    ['orphaned says the watchdog found it', {status: 'interrupted', exitReason: 'orphaned'}, '⚠', 'warn', 'process vanished — detected by watchdog'],
+    ['pid reused', {status: 'interrupted', exitReason: 'pid_reused'}, '⚠', 'warn', 'its pid now belongs to another process (pid reused)'],
+    ['resume limit', {status: 'failed', exitReason: 'resume_limit'}, '✖', 'bad', 'auto-resume limit reached'],
+    ['stopped by the user', {status: 'stopped', exitReason: 'stopped_by_user'}, '■', 'idle', 'stopped by user'],
+    ['running is live', {status: 'running'}, '●', 'live', undefined],
+  ] as const)('%s', (_name, patch, icon, tone, detail) => {
+    const v = statusView(agent(patch))
+    expect(v.icon).toBe(icon)
+    expect(v.tone).toBe(tone)
+    expect(v.detail).toBe(detail)
+  })
+})
+
+describe('runtimeText', () => {
+  it('counts a running agent live', () => {
+    expect(runtimeText(agent({status: 'running', startedAt: at(125)}), NOW)).toBe('2 min 05 s')
+  })
+  it('is start to stop for an ended agent', () => {
+    expect(runtimeText(agent({status: 'completed', startedAt: at(100), stoppedAt: at(55)}), NOW)).toBe('45 s')
+  })
+  it('is "unknown" where it is', () => {
+    expect(runtimeText(agent({status: 'interrupted', startedAt: at(100)}), NOW)).toBe('unknown')
+    expect(runtimeText(agent({status: 'interrupted'}), NOW)).toBe('unknown')
+    expect(runtimeText(agent({status: 'not_started'}), NOW)).toBe('—')
+  })
+})
+
+describe('restartText and canResume', () => {
+  it('says when a keep-alive agent restarts', () => {
+    expect(restartText(agent({status: 'failed', nextRestartAt: at(-8)}), NOW)).toBe('restarting in 8 s')
+    expect(restartText(agent({status: 'running', nextRestartAt: at(-8)}), NOW)).toBe('')
+  })
+  it('needs a session id and resume arguments', () => {
+    expect(canResume(agent({status: 'stopped', sessionId: 's1', resumeArgs: ['--resume', '{sessionId}']}))).toBe(true)
+    expect(canResume(agent({status: 'stopped', resumeArgs: ['--resume']}))).toBe(false)
+    expect(canResume(agent({status: 'running', sessionId: 's1', resumeArgs: ['x']}))).toBe(false)
+  })
+})

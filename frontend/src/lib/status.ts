@@ -1,0 +1,85 @@
+// How an agent's status and exit reason are shown: one place, so the list,
+// the detail and the tests agree.
+import {LIVE, type Agent} from '../api'
+import {duration, inTime, parseTime} from './time'
+
+export type Tone = 'ok' | 'bad' | 'warn' | 'live' | 'idle'
+
+export interface StatusView {
+  icon: string
+  tone: Tone
+  label: string
+  /** A sentence about how the run ended, when there is more to say. */
+  detail?: string
+}
+
+const LABELS: Record<string, string> = {
+  not_started: 'not started', spawning: 'starting', running: 'running', timed_out: 'timed out',
+  stopping: 'stopping', killing: 'killing', completed: 'completed', failed: 'failed',
+  stopped: 'stopped', interrupted: 'interrupted', paused: 'paused',
+}
+
+function exitPart(a: Agent): string {
+  if (a.exitCode !== undefined && a.exitCode !== null) return `exit code ${a.exitCode}`
+  if (a.signal) return `killed by ${a.signal}`
+  return ''
+}
+
+export function statusView(a: Agent): StatusView {
+  const label = LABELS[a.status] ?? a.status
+  const code = exitPart(a)
+  switch (a.exitReason) {
+    case 'exited_while_app_closed':
+      return {icon: '⚠', tone: 'warn', label,
+        detail: `exited while Shepherd was closed — ${code || 'reason unknown'}`}
+    case 'orphaned':
+      return {icon: '⚠', tone: 'warn', label, detail: 'process vanished — detected by watchdog'}
+    case 'pid_reused':
+      return {icon: '⚠', tone: 'warn', label, detail: 'its pid now belongs to another process (pid reused)'}
+    case 'resume_limit':
+      return {icon: '✖', tone: 'bad', label, detail: 'auto-resume limit reached'}
+    case 'stale':
+      return {icon: '⚠', tone: 'warn', label, detail: 'silent too long (stale)'}
+    case 'timed_out':
+      return {icon: '⏱', tone: 'warn', label, detail: a.error || 'timed out'}
+    case 'crashed':
+      return {icon: '✖', tone: 'bad', label, detail: `crashed${code ? ` (${code})` : ''}`}
+  }
+  switch (a.status) {
+    case 'completed':
+      return {icon: '✔', tone: 'ok', label, detail: code || undefined}
+    case 'failed':
+      return {icon: '✖', tone: 'bad', label, detail: a.error || code || undefined}
+    case 'interrupted':
+      return {icon: '⚠', tone: 'warn', label, detail: a.error || undefined}
+    case 'stopped':
+      return {icon: '■', tone: 'idle', label, detail: a.exitReason === 'stopped_by_user' ? 'stopped by user' : undefined}
+    case 'paused':
+      return {icon: '⏸', tone: 'idle', label}
+    case 'not_started':
+      return {icon: '○', tone: 'idle', label}
+  }
+  if (LIVE.has(a.status)) return {icon: '●', tone: 'live', label}
+  return {icon: '?', tone: 'idle', label}
+}
+
+/** Run time: live for a running agent, start→stop for an ended one, "unknown" where it is. */
+export function runtimeText(a: Agent, now = Date.now()): string {
+  const start = parseTime(a.startedAt)
+  if (start === null) return a.status === 'not_started' ? '—' : 'unknown'
+  if (LIVE.has(a.status)) return duration(now - start)
+  const stop = parseTime(a.stoppedAt)
+  if (stop === null || stop < start) return 'unknown'
+  return duration(stop - start)
+}
+
+/** "restarting in 8 s" for a keep-alive agent waiting for its next try. */
+export function restartText(a: Agent, now = Date.now()): string {
+  if (!a.nextRestartAt || LIVE.has(a.status)) return ''
+  const when = inTime(a.nextRestartAt, now)
+  return when ? `restarting ${when}` : ''
+}
+
+export const isLive = (a: Agent) => LIVE.has(a.status)
+export const canResume = (a: Agent) =>
+  !LIVE.has(a.status) && !!a.sessionId && (a.resumeArgs?.length ?? 0) > 0

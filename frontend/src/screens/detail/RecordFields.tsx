@@ -1,0 +1,41 @@
+import type {Agent} from '../../api'
+import {joinArgs, looksSecret} from '../../lib/args'
+import {clock} from '../../lib/time'
+
+/** Every field of the record, secrets masked. */
+export function RecordFields({agent: a}: {agent: Agent}) {
+  const env = Object.entries(a.env ?? {})
+  const rows: [string, React.ReactNode][] = [
+    ['Command', <code>{joinArgs([a.command, ...(a.args ?? [])])}</code>],
+    ['Working folder', <code>{a.cwd}</code>],
+    ['Profile', a.profile],
+    ['Resume arguments', a.resumeArgs?.length ? <code>{joinArgs(a.resumeArgs)}</code> : '—'],
+    ['Session id', a.sessionId || '—'],
+    ['Environment', env.length ? env.map(([k, v]) => <div key={k}><code>{k}={looksSecret(k) ? '••••••' : v}</code></div>) : '—'],
+    ['Status', `${a.status}${a.exitReason ? ` (${a.exitReason})` : ''}`],
+    ['Desired', a.desired],
+    ['Exit code', a.exitCode ?? '—'],
+    ['Signal', a.signal || '—'],
+    ['Error', a.error || '—'],
+    ['PID', a.pid || '—'],
+    ['Attached', a.attached ? 'yes' : 'no (re-attached)'],
+    ['Timeout', a.timeoutSec ? `${a.timeoutSec} s` : 'none'],
+    ['Stop grace', `${a.graceSec} s`],
+    ['Keep alive', a.keepAlive ? 'yes' : 'no'],
+    ['Start on open', a.autoStartOnRestore ? 'yes' : 'no'],
+    ['Created', clock(a.createdAt)],
+    ['Started', clock(a.startedAt)],
+    ['Stopped', clock(a.stoppedAt)],
+    ['Last activity', clock(a.lastActivityAt)],
+    ['Restarts', `${a.restartCount} (failures in a row: ${a.restartFailureCount})${a.nextRestartAt ? `, next ${clock(a.nextRestartAt)}` : ''}`],
+    ['Resumes', `${a.resumeCount} manual, ${a.autoResumeCount} automatic`],
+    ['Log', <code>{a.logPath}</code>],
+  ]
+  return (
+    <dl className="fields">
+      {rows.map(([k, v]) => (
+        <div key={k}><dt>{k}</dt><dd>{v}</dd></div>
+      ))}
+    </dl>
+  )
+}

@@ -1,0 +1,40 @@
+import {useProjects} from '../../state/queries'
+import {useUI} from '../../state/ui'
+
+/** The list of known projects with their counts; selecting one loads it. */
+export function ProjectSwitcher() {
+  const {data: projects = []} = useProjects()
+  const {projectId, selectProject, open} = useUI()
+  return (
+    <nav className="sidebar" aria-label="Projects">
+      <div className="sidebar-head">
+        <h2>Projects</h2>
+        <button type="button" className="icon" aria-label="Add project" title="Add project"
+          onClick={() => open({kind: 'addProject'})}>+</button>
+      </div>
+      <ul>
+        {projects.map((p) => (
+          <li key={p.id}>
+            <button type="button" className={p.id === projectId ? 'project selected' : 'project'}
+              aria-current={p.id === projectId ? 'true' : undefined} onClick={() => selectProject(p.id)}>
+              <span className="project-name">{p.name}</span>
+              <span className="project-path" title={p.path}>{p.path}</span>
+              {p.loaded && (
+                <span className="project-counts">
+                  <span title="running">{p.running} running</span>
+                  {p.attention > 0 && <span className="attention" title="need attention">⚠ {p.attention}</span>}
+                </span>
+              )}
+            </button>
+            {p.id === projectId && (
+              <span className="project-actions">
+                <button type="button" className="link" onClick={() => open({kind: 'renameProject', projectId: p.id})}>Rename</button>
+                <button type="button" className="link danger" onClick={() => open({kind: 'removeProject', projectId: p.id})}>Remove</button>
+              </span>
+            )}
+          </li>
+        ))}
+      </ul>
+    </nav>
+  )
+}

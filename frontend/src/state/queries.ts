@@ -1,0 +1,104 @@
+// Server state: react-query hooks over src/api, kept fresh by pushed events
+// (no polling loop).
+import {useEffect} from 'react'
+import {useQuery, useQueryClient, type QueryClient} from '@tanstack/react-query'
+import {toast} from 'sonner'
+import {api, EVENTS, onEvent, type Agent, type SyncSummary} from '../api'
+
+export const keys = {
+  projects: ['projects'] as const,
+  agents: (projectId: string) => ['agents', projectId] as const,
+  events: (projectId: string, agentId: string) => ['events', projectId, agentId] as const,
+  settings: (projectId: string) => ['settings', projectId] as const,
+}
+
+export function useProjects() {
+  return useQuery({queryKey: keys.projects, queryFn: api.projects.list})
+}
+
+export function useAgents(projectId: string | null) {
+  return useQuery({
+    queryKey: keys.agents(projectId ?? ''),
+    queryFn: () => api.agents.list(projectId!),
+    enabled: !!projectId,
+  })
+}
+
+export function useAgentEvents(projectId: string, agentId: string) {
+  return useQuery({
+    queryKey: keys.events(projectId, agentId),
+    queryFn: () => api.agents.events(projectId, agentId, 200),
+  })
+}
+
+export function useSettings(projectId: string | null) {
+  return useQuery({
+    queryKey: keys.settings(projectId ?? ''),
+    queryFn: () => api.settings.get(projectId!),
+    enabled: !!projectId,
+  })
+}
+
+/** Puts a record pushed by the engine into the cached list of its project. */
+export function upsertAgent(qc: QueryClient, rec: Agent) {
+  qc.setQueryData<Agent[]>(keys.agents(rec.projectId), (old) => {
+    if (!old) return old
+    const i = old.findIndex((a) => a.id === rec.id)
+    if (i < 0) return [...old, rec]
+    const next = old.slice()
+    next[i] = rec
+    return next
+  })
+}
+
+const OUTCOME_TEXT: Record<string, [string, string]> = {
+  exited_while_closed: ['agent exited while Shepherd was closed', 'agents exited while Shepherd was closed'],
+  unknown_exit: ['agent ended while Shepherd was closed (reason unknown)', 'agents ended while Shepherd was closed (reason unknown)'],
+  reattached: ['re-attached', 're-attached'],
+  pid_reused: ['agent lost to a reused pid', 'agents lost to reused pids'],
+  other_boot: ['agent from before a reboot', 'agents from before a reboot'],
+  auto_started: ['auto-started', 'auto-started'],
+  corrupt: ['unreadable record moved aside', 'unreadable records moved aside'],
+}
+
+/** "2 agents exited while Shepherd was closed, 1 re-attached"; "" when nothing changed. */
+export function summarize(sum: SyncSummary): string {
+  const parts: string[] = []
+  for (const [outcome, [one, many]] of Object.entries(OUTCOME_TEXT)) {
+    const n = sum.counts?.[outcome] ?? 0
+    if (n > 0) parts.push(`${n} ${n === 1 ? one : many}`)
+  }
+  return parts.join(', ')
+}
+
+/** Wires the engine's pushed events to the cache and to toasts. */
+export function useEngineEvents() {
+  const qc = useQueryClient()
+  useEffect(() => {
+    const offs = [
+      onEvent(EVENTS.agentState, (rec) => {
+        upsertAgent(qc, rec)
+        void qc.invalidateQueries({queryKey: keys.projects})
+        void qc.invalidateQueries({queryKey: keys.events(rec.projectId, rec.id)})
+      }),
+      onEvent(EVENTS.agentRemoved, (ref) => {
+        qc.setQueryData<Agent[]>(keys.agents(ref.projectId), (old) => old?.filter((a) => a.id !== ref.agentId))
+        void qc.invalidateQueries({queryKey: keys.projects})
+      }),
+      onEvent(EVENTS.projectSynced, (sum) => {
+        void qc.invalidateQueries({queryKey: keys.agents(sum.projectId)})
+        void qc.invalidateQueries({queryKey: keys.projects})
+        const text = summarize(sum)
+        if (text) toast.info(text, {id: `synced-${sum.projectId}`})
+      }),
+      onEvent(EVENTS.notify, (n) => {
+        const opts = {description: n.message}
+        if (n.level === 'error') toast.error(n.title, opts)
+        else if (n.level === 'warning') toast.warning(n.title, opts)
+        else if (n.level === 'success') toast.success(n.title, opts)
+        else toast.info(n.title, opts)
+      }),
+    ]
+    return () => offs.forEach((off) => off())
+  }, [qc])
+}
