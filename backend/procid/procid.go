@@ -21,6 +21,13 @@ import (
 // within this window to be mistaken for ours.
 const startToleranceMs = 1500
 
+func init() {
+	// The boot time behind every start time is read once per engine rather
+	// than from /proc/stat for each process (the watchdog checks hundreds);
+	// the tolerance above absorbs a different reading by a later engine.
+	process.EnableBootTimeCache(true)
+}
+
 // Identity is what a record keeps of a process.
 type Identity struct {
 	PID       int

@@ -186,3 +186,24 @@ func lastActivity(r *store.Record) time.Time {
 	}
 	return t
 }
+
+// WatchdogNow runs one watchdog pass over a project at once (the ticker's
+// work, for `bench/` and diagnostics).
+func (e *Engine) WatchdogNow(projectID string) error {
+	p, err := e.project(projectID)
+	if err != nil {
+		return err
+	}
+	e.watchdog(p)
+	return nil
+}
+
+// StaleCheckNow runs one stale check over a project at once.
+func (e *Engine) StaleCheckNow(projectID string) error {
+	p, err := e.project(projectID)
+	if err != nil {
+		return err
+	}
+	e.staleCheck(p)
+	return nil
+}

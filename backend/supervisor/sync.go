@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"sync"
 	"time"
 
 	"shepherd/backend/lifecycle"
@@ -68,18 +69,28 @@ func (e *Engine) load(p *project) (*SyncSummary, error) {
 	sum := &SyncSummary{ProjectID: p.info.ID, Counts: map[string]int{}, Corrupt: corrupt}
 	agents := p.list()
 	sort.Slice(agents, func(i, j int) bool { return agents[i].rec.ID < agents[j].rec.ID })
-	for _, a := range agents {
-		out, st := e.syncAgent(a)
-		switch out.Outcome {
-		case OutcomeExitedWhileClosed, OutcomeUnknownExit, OutcomePIDReused, OutcomeOtherBoot:
-			// Found dead: log analysis and recovery.
-			a.mu.Lock()
-			if act := e.recoverDead(a, st); act != "" {
-				out.Recovery = string(act)
-				sum.Counts["recovery_"+string(act)]++
+	// Agents are checked a few at a time: most of the work is waiting for
+	// record writes, which overlap.
+	outs := make([]AgentOutcome, len(agents))
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range min(syncWorkers, len(agents)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				outs[i] = e.syncAndRecover(agents[i])
 			}
-			out.Status = string(a.rec.Status)
-			a.mu.Unlock()
+		}()
+	}
+	for i := range agents {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	for _, out := range outs {
+		if out.Recovery != "" {
+			sum.Counts["recovery_"+out.Recovery]++
 		}
 		sum.Agents = append(sum.Agents, out)
 		sum.Counts[out.Outcome]++
@@ -109,6 +120,22 @@ func (e *Engine) load(p *project) (*SyncSummary, error) {
 	e.log.Info().Str("project", p.info.ID).Int("agents", sum.Total).Interface("counts", sum.Counts).Msg("project synced")
 	e.emit(EventProjectSynced, sum)
 	return sum, nil
+}
+
+const syncWorkers = 8
+
+// syncAndRecover syncs one agent and, if it was found dead, runs log
+// analysis and recovery on it.
+func (e *Engine) syncAndRecover(a *agent) AgentOutcome {
+	out, st := e.syncAgent(a)
+	switch out.Outcome {
+	case OutcomeExitedWhileClosed, OutcomeUnknownExit, OutcomePIDReused, OutcomeOtherBoot:
+		a.mu.Lock()
+		out.Recovery = string(e.recoverDead(a, st))
+		out.Status = string(a.rec.Status)
+		a.mu.Unlock()
+	}
+	return out
 }
 
 // syncAgent makes one record true (SPEC "Project selection").
