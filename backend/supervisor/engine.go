@@ -214,7 +214,9 @@ func (e *Engine) notify(n notify.Notification) {
 		Msg(n.Message)
 	e.emit(EventNotify, n)
 	if e.cfg.Notifier != nil {
-		e.cfg.Notifier.Notify(n)
+		// A native notifier may block on the desktop's bus: never while an
+		// agent's lock is held.
+		go e.cfg.Notifier.Notify(n)
 	}
 }
 
