@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/rs/zerolog"
 	"golang.org/x/sys/unix"
 
 	"shepherd/backend/lifecycle"
@@ -476,4 +477,42 @@ func TestLogTail(t *testing.T) {
 	if got, _ := tailLines(p, 5, 1<<20); len(got) != 0 {
 		t.Fatalf("empty: %q", got)
 	}
+}
+
+// A refused transition changes nothing, says which move was refused, and is
+// logged.
+func TestRefusedTransitionThroughEngine(t *testing.T) {
+	var logBuf syncBuffer
+	h := newHarness(t, func(c *Config) { c.Logger = zerolog.New(&logBuf) })
+	h.create(withID("a", sh("exit 0")))
+	h.start("a")
+	h.waitStatus("a", lifecycle.Completed, 5*time.Second)
+	_, a, _ := h.e.agent(h.project.ID, "a")
+	a.mu.Lock()
+	err := h.e.apply(a, lifecycle.Running, "test", nil)
+	a.mu.Unlock()
+	wantKind(t, err, ErrTransition, "completed → running is not an allowed transition")
+	if d := h.diskRecord("a"); d.Status != lifecycle.Completed {
+		t.Fatalf("record changed to %s", d.Status)
+	}
+	if !strings.Contains(logBuf.String(), `"message":"transition refused"`) || !strings.Contains(logBuf.String(), `"to":"running"`) {
+		t.Fatalf("refusal not logged: %s", logBuf.String())
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

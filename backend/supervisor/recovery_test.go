@@ -405,3 +405,57 @@ func TestManualResume(t *testing.T) {
 		t.Fatalf("invocations %+v", inv)
 	}
 }
+
+// Switching projects stops the old project's tickers; its agents keep
+// running and are left alone.
+func TestProjectSwitchStopsOldTickers(t *testing.T) {
+	h := newClaudeHarness(t)
+	first := h.claude("a", "silent", "success")
+	h.waitSession("a", "sess-1")
+	other, _, err := h.e.AddProject(t.TempDir(), "other")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.e.SelectProject(context.Background(), other.ID); err != nil {
+		t.Fatal(err)
+	}
+	h.goStale()
+	h.clk.Advance(31 * time.Second)
+	time.Sleep(300 * time.Millisecond)
+	if r := h.get("a"); r.Status != lifecycle.Running || r.PID != first.PID || !procid.Alive(first.PID) {
+		t.Fatalf("agent of the unselected project touched: %s pid %d", r.Status, r.PID)
+	}
+	if strings.Contains(h.events(), `"event":"recovery"`) {
+		t.Fatal("recovery ran for an unselected project")
+	}
+	// Selecting it again starts its tickers again.
+	if _, err := h.e.SelectProject(context.Background(), h.project.ID); err != nil {
+		t.Fatal(err)
+	}
+	h.goStale()
+	h.waitStatus("a", lifecycle.Completed, 10*time.Second)
+}
+
+// The watchdog and the stale check firing together never resume twice.
+func TestOneRecoveryAtATime(t *testing.T) {
+	h := newClaudeHarness(t)
+	h.claude("a", "silent", "silent")
+	h.waitSession("a", "sess-1")
+	h.clk.Advance(11 * time.Second) // stale now; the ticker fires too
+	done := make(chan struct{})
+	for range 3 {
+		go func() {
+			h.e.StaleCheckNow(h.project.ID)
+			h.e.WatchdogNow(h.project.ID)
+			done <- struct{}{}
+		}()
+	}
+	for range 3 {
+		<-done
+	}
+	waitFor(t, "resumed", 10*time.Second, func() bool { return h.get("a").AutoResumeCount == 1 && h.get("a").Status == lifecycle.Running })
+	time.Sleep(300 * time.Millisecond)
+	if r := h.get("a"); r.AutoResumeCount != 1 || len(h.invocations()) != 2 {
+		t.Fatalf("autoResumeCount %d, %d runs; want 1 and 2", r.AutoResumeCount, len(h.invocations()))
+	}
+}
