@@ -414,41 +414,36 @@ func setupCreate(fs *flag.FlagSet) runFunc {
 	}
 }
 
-func cmdStart(e *env, pos, _ []string) error {
-	id, err := e.resolveProject(pos[0])
-	if err != nil {
-		return err
-	}
-	var r store.Record
-	raw, err := e.call(http.MethodPost, agentURL(id, pos[1], "start"), nil, &r)
-	if err != nil {
-		return err
-	}
-	if e.json {
-		e.printRaw(raw)
+// agentAction posts to an agent's action endpoint and prints say(record),
+// or the raw answer with --json.
+func agentAction(action string, say func(r store.Record) string) runFunc {
+	return func(e *env, pos, _ []string) error {
+		id, err := e.resolveProject(pos[0])
+		if err != nil {
+			return err
+		}
+		var r store.Record
+		raw, err := e.call(http.MethodPost, agentURL(id, pos[1], action), nil, &r)
+		if err != nil {
+			return err
+		}
+		if e.json {
+			e.printRaw(raw)
+			return nil
+		}
+		fmt.Fprintln(e.stdout, say(r))
 		return nil
 	}
-	fmt.Fprintf(e.stdout, "Started %s (pid %s, %s)\n", r.ID, pidText(r.PID), r.Status)
-	return nil
 }
 
-func cmdResume(e *env, pos, _ []string) error {
-	id, err := e.resolveProject(pos[0])
-	if err != nil {
-		return err
-	}
-	var r store.Record
-	raw, err := e.call(http.MethodPost, agentURL(id, pos[1], "resume"), nil, &r)
-	if err != nil {
-		return err
-	}
-	if e.json {
-		e.printRaw(raw)
-		return nil
-	}
-	fmt.Fprintf(e.stdout, "Resumed %s (pid %s, session %s, %s)\n", r.ID, pidText(r.PID), r.SessionID, r.Status)
-	return nil
-}
+var (
+	cmdStart = agentAction("start", func(r store.Record) string {
+		return fmt.Sprintf("Started %s (pid %s, %s)", r.ID, pidText(r.PID), r.Status)
+	})
+	cmdResume = agentAction("resume", func(r store.Record) string {
+		return fmt.Sprintf("Resumed %s (pid %s, session %s, %s)", r.ID, pidText(r.PID), r.SessionID, r.Status)
+	})
+)
 
 // settingKeys are the settings the CLI can change, by their API names.
 var settingKeys = []struct{ name, doc string }{
