@@ -56,8 +56,8 @@ func (e *Engine) recoveryEvent(a *agent, found string, res loganalysis.Result, a
 // without the engine seeing its exit (at project load, by the watchdog).
 // st is the exit status the shim recorded, if any. a.mu is held.
 func (e *Engine) recoverDead(a *agent, st *store.ExitStatus) recovery.Action {
-	if a.rec.Status.Live() || a.recovering {
-		return ""
+	if a.rec.Status.Live() || a.rec.Status == lifecycle.Stopped || a.recovering {
+		return "" // a stop that completed while the engine was away is not a death
 	}
 	res := e.analyze(a)
 	s := e.settingsOf(a.rec.ProjectID)
