@@ -269,3 +269,39 @@ func TestAutoStartOnRestore(t *testing.T) {
 		t.Fatal("auto start started the wrong agents")
 	}
 }
+
+// The engine died in the middle of a stop: the next one finishes it, and a
+// stop that completed meanwhile is recorded as a stop (no recovery, no notice).
+func TestStopInterruptedByEngineDeath(t *testing.T) {
+	h := newHarness(t)
+	h.create(AgentSpec{ID: "alive", Command: "/bin/sh", Args: []string{"-c", `trap "" TERM; exec sleep 300`}, GraceSec: 1})
+	h.create(AgentSpec{ID: "gone", Command: "/bin/sh", Args: []string{"-c", "exec sleep 300"}, GraceSec: 1})
+	alive, gone := h.start("alive"), h.start("gone")
+	for _, id := range []string{"alive", "gone"} {
+		_, a, _ := h.e.agent(h.project.ID, id)
+		a.mu.Lock()
+		if err := h.e.apply(a, lifecycle.Stopping, "stop", func(r *store.Record) { r.Desired = lifecycle.DesiredStopped }); err != nil {
+			t.Fatal(err)
+		}
+		a.mu.Unlock()
+	}
+	h.e.Close() // dies before signalling
+	syscall.Kill(gone.PID, syscall.SIGTERM)
+	waitFor(t, "gone exits", 3*time.Second, func() bool { return !procid.Alive(gone.PID) })
+
+	h.e = h.engine()
+	if _, err := h.e.SelectProject(context.Background(), h.project.ID); err != nil {
+		t.Fatal(err)
+	}
+	r := h.get("gone")
+	if r.Status != lifecycle.Stopped || r.ExitReason != lifecycle.ReasonStoppedByUser || r.Signal != "SIGTERM" {
+		t.Fatalf("gone: %s %s %q", r.Status, r.ExitReason, r.Signal)
+	}
+	r = h.waitStatus("alive", lifecycle.Stopped, 5*time.Second)
+	if r.Signal != "SIGKILL" || procid.Alive(alive.PID) {
+		t.Fatalf("alive: signal %q, still alive %v", r.Signal, procid.Alive(alive.PID))
+	}
+	if len(h.rec.notices) != 0 {
+		t.Fatalf("a stop raised notices: %+v", h.rec.notices)
+	}
+}
