@@ -56,7 +56,7 @@ export function LogView({lines, search = ''}: Props) {
   return (
     <div className="logview">
       <div className="log-status" aria-live="polite">
-        {q ? `${shown.length} matching line${shown.length === 1 ? '' : 's'}` : `${lines.length} lines`}
+        {q ? `${shown.length} matching line${shown.length === 1 ? '' : 's'}` : `${lines.length} line${lines.length === 1 ? '' : 's'}`}
         {following
           ? <span className="following"> · following</span>
           : <button type="button" className="link" onClick={jump}>

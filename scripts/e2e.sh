@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# End-to-end browser tests: `wails dev` under a virtual display, with the
+# engine's data in a temporary folder, and Playwright (Debian's Chromium)
+# driving its browser server on :34115, which calls the real Go bindings.
+# Fails fast when wails dev panics (it hangs instead of exiting when GTK
+# cannot start) and always stops wails dev's whole process group.
+#
+#   scripts/e2e.sh            (scripts/test.sh runs it; setup.sh --test installs what it needs)
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+out="$ROOT/test-output"
+mkdir -p "$out"
+tmp="$(mktemp -d)"
+devlog="$out/wails-dev.log"
+: >"$devlog"
+export XDG_DATA_HOME="$tmp/data" XDG_STATE_HOME="$tmp/state" XDG_RUNTIME_DIR="$tmp/run"
+mkdir -p "$XDG_DATA_HOME" "$XDG_STATE_HOME" "$XDG_RUNTIME_DIR"
+chmod 700 "$XDG_RUNTIME_DIR"
+# No session bus here: the app must neither use nor start one.
+unset DBUS_SESSION_BUS_ADDRESS
+
+build_shim "$ROOT/build/bin"
+export SHEPHERD_SHIM="$ROOT/build/bin/shepherd-shim"
+
+if curl -s -o /dev/null "http://localhost:34115/" 2>/dev/null; then
+	die "something already listens on :34115 (another wails dev?)"
+fi
+
+dev_pid=""
+cleanup() {
+	local rc=$?
+	if [[ -n "$dev_pid" ]]; then
+		# wails dev, Xvfb, the app and vite: the whole session we started.
+		kill -TERM -- "-$dev_pid" 2>/dev/null || true
+		for _ in $(seq 50); do
+			kill -0 -- "-$dev_pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -KILL -- "-$dev_pid" 2>/dev/null || true
+		for p in $(ps -o pid= -s "$dev_pid" 2>/dev/null); do kill -KILL "$p" 2>/dev/null || true; done
+	fi
+	# Agents the tests started and left running (they outlive the app by design).
+	while IFS= read -r rec; do
+		pid="$(sed -n 's/.*"pid": *\([0-9][0-9]*\).*/\1/p' "$rec" | head -n1)"
+		[[ -n "$pid" ]] && kill -KILL -- "-$pid" 2>/dev/null || true
+	done < <(find "$XDG_DATA_HOME" -name record.json 2>/dev/null)
+	rm -rf "$tmp"
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+start=$SECONDS
+log "starting wails dev under xvfb-run (the first build takes a few minutes)"
+# -m / -nosyncgomod: leave go.mod alone; no rebuilds or reloads mid-test.
+(cd "$ROOT" && exec setsid xvfb-run -a -s "-screen 0 1280x900x24" "$(wails_bin)" dev \
+	-m -nosyncgomod -noreload -nogorebuild -nocolour -loglevel Info >>"$devlog" 2>&1) &
+dev_pid=$!
+
+panicked() { grep -q 'panic:' "$devlog"; }
+ready=false
+for _ in $(seq 600); do
+	if panicked; then
+		tail -n 40 "$devlog" >&2
+		die "wails dev panicked (see $devlog)"
+	fi
+	if ! kill -0 "$dev_pid" 2>/dev/null; then
+		tail -n 40 "$devlog" >&2
+		die "wails dev exited early (see $devlog)"
+	fi
+	if grep -q 'engine API listening' "$devlog" && curl -sf -o /dev/null "http://localhost:34115/"; then
+		ready=true
+		break
+	fi
+	sleep 1
+done
+$ready || { tail -n 40 "$devlog" >&2; die "wails dev was not ready within 10 minutes"; }
+log "wails dev ready ($((SECONDS - start))s)"
+
+start=$SECONDS
+(cd "$ROOT/frontend" && SHEPHERD_E2E_URL="http://localhost:34115" SHEPHERD_E2E_OUT="$out" \
+	exec node --test --test-reporter=spec e2e/) &
+tests=$!
+while kill -0 "$tests" 2>/dev/null; do
+	if panicked; then
+		kill "$tests" 2>/dev/null || true
+		tail -n 40 "$devlog" >&2
+		die "wails dev panicked during the tests (see $devlog)"
+	fi
+	sleep 0.5
+done
+rc=0
+wait "$tests" || rc=$?
+log "browser tests: exit $rc ($((SECONDS - start))s)"
+exit "$rc"
