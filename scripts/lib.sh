@@ -6,8 +6,10 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # Debian packages the desktop build needs (Wails v2 on WebKitGTK 4.1) and a
 # virtual display for machines without one.
 BUILD_DEBS=(libgtk-3-dev libwebkit2gtk-4.1-dev pkg-config build-essential xvfb xauth)
-# Extra packages for the tests (browser end-to-end tests use the system Chromium).
-TEST_DEBS=(chromium)
+# Extra packages for the tests: browser end-to-end tests use the system
+# Chromium; the real-window check lists windows (x11-utils) and takes and
+# measures a screenshot (imagemagick).
+TEST_DEBS=(chromium x11-utils imagemagick)
 
 log() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }

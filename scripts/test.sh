@@ -53,8 +53,16 @@ export SHEPHERD_SHIM="$ROOT/build/bin/shepherd-shim"
 step "go test -race" go test -race -count=1 -timeout 5m -tags "$TAGS" ./...
 step "frontend unit tests (vitest)" bash -c 'cd frontend && npm test --silent'
 
-# --- end-to-end browser tests ----------------------------------------------------
-# Playwright against `wails dev` with the system Chromium: added with the GUI.
+# --- end-to-end browser tests and the real-window check ---------------------------
+# The built app in a virtual display, screenshot in test-output/window.png; then
+# Playwright (the system Chromium) against `wails dev` and the real engine.
+build_ok=true
+step "build the app (wails build)" bash -c 'source scripts/lib.sh && build_app' || true
+[[ " ${failed[*]} " == *" build the app (wails build) "* ]] && build_ok=false
+if $build_ok; then
+	step "window check (built app under Xvfb)" "$ROOT/scripts/window-check.sh"
+fi
+step "end-to-end browser tests (Playwright, wails dev)" "$ROOT/scripts/e2e.sh"
 # ---------------------------------------------------------------------------------
 
 if ((${#failed[@]} > 0)); then
