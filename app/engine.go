@@ -6,7 +6,6 @@ import (
 
 	"shepherd/backend/cli"
 	"shepherd/backend/notify"
-	"shepherd/backend/supervisor"
 )
 
 // EngineStatus tells the window where its embedded engine's API listens,
@@ -75,23 +74,9 @@ func (a *App) startNotes() {
 	}()
 }
 
-// wantNative applies the project's toggles: native notifications on/off,
-// and completions only when asked for.
-func (a *App) wantNative(n notify.Notification) bool {
-	s := supervisor.Settings{NotifyNative: true} // the defaults of an unknown project
-	if e, err := a.engine(); err == nil && n.ProjectID != "" {
-		if got, err := e.GetSettings(n.ProjectID); err == nil {
-			s = got
-		}
-	}
-	if !s.NotifyNative {
-		return false
-	}
-	if n.Kind == notify.KindCompleted || n.Kind == notify.KindResumed {
-		return s.NotifyCompletion && n.Kind == notify.KindCompleted
-	}
-	return true
-}
+// wantNative follows the engine, which marks each notification with what
+// the project's settings want (native on/off, completions opt-in).
+func (a *App) wantNative(n notify.Notification) bool { return n.Native }
 
 // startEngine runs the same engine and API as `shepherd serve` inside the
 // app. If another engine already owns the data folder, the window says so.

@@ -213,8 +213,8 @@ func TestNotifyEventsReachTheDesktop(t *testing.T) {
 	got := make(chan notify.Notification, 4)
 	a.native = notify.Func(func(n notify.Notification) { got <- n })
 	em := emitter{a}
-	em.Emit(EventNotify, notify.Notification{Kind: notify.KindFailed, Title: "failed", Message: "exit 3"})
-	em.Emit(EventNotify, &notify.Notification{Kind: notify.KindCompleted, Title: "done"})
+	em.Emit(EventNotify, notify.Notification{Kind: notify.KindFailed, Title: "failed", Message: "exit 3", Native: true})
+	em.Emit(EventNotify, &notify.Notification{Kind: notify.KindCompleted, Title: "done", Native: false})
 	select {
 	case n := <-got:
 		if n.Kind != notify.KindFailed {
@@ -225,7 +225,7 @@ func TestNotifyEventsReachTheDesktop(t *testing.T) {
 	}
 	select {
 	case n := <-got:
-		t.Fatalf("completion shown although not asked for: %+v", n)
+		t.Fatalf("shown although the settings say no: %+v", n)
 	case <-time.After(100 * time.Millisecond):
 	}
 	if rec.count(EventNotify) != 2 {
