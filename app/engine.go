@@ -92,6 +92,7 @@ func (a *App) startEngine() {
 // are durable).
 func OnShutdown(a *App) func(context.Context) {
 	return func(context.Context) {
+		a.stopOnQuit()
 		a.mu.Lock()
 		h, hub, stop := a.host, a.follow, a.stopNotes
 		a.host, a.follow, a.stopNotes = nil, nil, nil

@@ -2,11 +2,13 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -234,3 +236,38 @@ func TestNotifyEventsReachTheDesktop(t *testing.T) {
 }
 
 func nopLogger() zerolog.Logger { return zerolog.Nop() }
+
+// With "stop agents when Shepherd quits" on, closing the app stops them;
+// by default they keep running.
+func TestStopAgentsOnQuit(t *testing.T) {
+	for _, stop := range []bool{false, true} {
+		t.Run(fmt.Sprint("stop=", stop), func(t *testing.T) {
+			a, _ := startApp(t)
+			t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+			if _, err := a.Settings.PutPrefs(Prefs{StopAgentsOnQuit: stop}); err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := a.Settings.GetPrefs(); got.StopAgentsOnQuit != stop {
+				t.Fatalf("GetPrefs = %+v", got)
+			}
+			p, err := a.Projects.Add(t.TempDir(), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := a.Agents.Create(p.ID, supervisor.AgentSpec{ID: "sleeper", Command: "sleep", Args: []string{"30"}, GraceSec: 1}); err != nil {
+				t.Fatal(err)
+			}
+			r, err := a.Agents.Start(p.ID, "sleeper")
+			if err != nil {
+				t.Fatal(err)
+			}
+			pid := r.PID
+			t.Cleanup(func() { _ = syscall.Kill(-pid, syscall.SIGKILL) })
+			OnShutdown(a)(context.Background())
+			alive := syscall.Kill(pid, 0) == nil
+			if alive == stop {
+				t.Fatalf("agent alive=%v after quit with stopAgentsOnQuit=%v", alive, stop)
+			}
+		})
+	}
+}

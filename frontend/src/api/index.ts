@@ -11,7 +11,7 @@ import type {z} from 'zod'
 import {
   agentRefSchema, agentSchema, logBatchSchema, notificationSchema, syncSummarySchema,
   type Agent, type AgentSpec, type EngineEvent, type EngineStatus, type LogChunk, type Project,
-  type Settings, type SyncSummary,
+  type Prefs, type Settings, type SyncSummary,
 } from './types'
 
 export * from './types'
@@ -52,6 +52,8 @@ export const api = {
   settings: {
     get: (projectId: string) => SettingsSvc.Get(projectId) as Promise<Settings>,
     put: (projectId: string, s: Settings) => SettingsSvc.Put(projectId, s) as Promise<Settings>,
+    getPrefs: () => SettingsSvc.GetPrefs() as Promise<Prefs>,
+    putPrefs: (p: Prefs) => SettingsSvc.PutPrefs(p) as Promise<Prefs>,
   },
   setTitle: (title: string) => {
     try {

@@ -124,6 +124,11 @@ export interface Settings {
   notifyCompletion: boolean
 }
 
+/** The app's own preferences. */
+export interface Prefs {
+  stopAgentsOnQuit: boolean
+}
+
 export interface LogChunk {
   lines: string[]
   offset: number

@@ -11,6 +11,8 @@ export namespace app {
 	    profile: string;
 	    resumeArgs?: string[];
 	    sessionId?: string;
+	    completionPattern?: string;
+	    errorPattern?: string;
 	    keepAlive: boolean;
 	    autoStartOnRestore: boolean;
 	    timeoutSec: number;
@@ -43,12 +45,16 @@ export namespace app {
 	    // Go type: time
 	    pausedAt?: any;
 	    staleCheck?: boolean;
+	    stale?: boolean;
 	    logPath: string;
 	}
 	export interface EngineStatus {
 	    url: string;
 	    pid: number;
 	    dataDir: string;
+	}
+	export interface Prefs {
+	    stopAgentsOnQuit: boolean;
 	}
 	export interface ProjectInfo {
 	    id: string;
@@ -108,6 +114,7 @@ export namespace supervisor {
 	    status: string;
 	    exitCode?: number;
 	    detail?: string;
+	    recovery?: string;
 	}
 	export interface AgentSpec {
 	    id: string;
@@ -118,6 +125,8 @@ export namespace supervisor {
 	    cwd?: string;
 	    profile?: string;
 	    resumeArgs?: string[];
+	    completionPattern?: string;
+	    errorPattern?: string;
 	    keepAlive?: boolean;
 	    autoStartOnRestore?: boolean;
 	    timeoutSec?: number;

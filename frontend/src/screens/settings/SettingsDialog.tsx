@@ -1,6 +1,6 @@
 import {useEffect, useState} from 'react'
 import {useQueryClient} from '@tanstack/react-query'
-import {api, errorMessage, type Settings} from '../../api'
+import {api, errorMessage, type Prefs, type Settings} from '../../api'
 import {Dialog} from '../../components/Dialog'
 import {keys, useSettings} from '../../state/queries'
 import {useUI} from '../../state/ui'
@@ -21,16 +21,21 @@ export function SettingsDialog() {
   const qc = useQueryClient()
   const {data} = useSettings(projectId)
   const [s, setS] = useState<Settings | null>(null)
+  const [prefs, setPrefs] = useState<Prefs>({stopAgentsOnQuit: false})
   const [error, setError] = useState('')
   useEffect(() => {
     if (data) setS(data)
   }, [data])
+  useEffect(() => {
+    api.settings.getPrefs().then(setPrefs, () => {})
+  }, [])
   if (!projectId) return null
   const save = async (e: React.FormEvent) => {
     e.preventDefault()
     if (!s) return
     try {
       qc.setQueryData(keys.settings(projectId), await api.settings.put(projectId, s))
+      await api.settings.putPrefs(prefs)
       close()
     } catch (err) {
       setError(errorMessage(err))
@@ -55,6 +60,11 @@ export function SettingsDialog() {
           <label className="check">
             <input type="checkbox" name="notifyCompletion" checked={s.notifyCompletion} onChange={(e) => setS({...s, notifyCompletion: e.target.checked})}/>
             Also notify when an agent completes
+          </label>
+          <label className="check">
+            <input type="checkbox" name="stopAgentsOnQuit" checked={prefs.stopAgentsOnQuit}
+              onChange={(e) => setPrefs({stopAgentsOnQuit: e.target.checked})}/>
+            Stop all agents when Shepherd quits (every project; off: agents keep running)
           </label>
           {error && <p className="field-error" role="alert">{error}</p>}
           <footer className="dialog-foot">

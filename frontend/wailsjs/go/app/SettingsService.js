@@ -6,6 +6,14 @@ export function Get(arg1) {
   return window['go']['app']['SettingsService']['Get'](arg1);
 }
 
+export function GetPrefs() {
+  return window['go']['app']['SettingsService']['GetPrefs']();
+}
+
 export function Put(arg1, arg2) {
   return window['go']['app']['SettingsService']['Put'](arg1, arg2);
+}
+
+export function PutPrefs(arg1) {
+  return window['go']['app']['SettingsService']['PutPrefs'](arg1);
 }
