@@ -25,7 +25,6 @@ type App struct {
 	Settings *SettingsService
 
 	native notify.Notifier
-	notes  chan notify.Notification // to the native notifier, off the engine's goroutines
 
 	// emitFn sends a pushed event to the window; tests replace it.
 	emitFn func(ctx context.Context, event string, data any)
@@ -35,7 +34,6 @@ type App struct {
 	host      *cli.Host
 	engineErr error
 	follow    *logfollow.Hub
-	stopNotes chan struct{}
 }
 
 // New returns an App ready to be bound; version is what Version reports.
@@ -64,7 +62,6 @@ func (a *App) startup(ctx context.Context) {
 	a.mu.Lock()
 	a.ctx = ctx
 	a.mu.Unlock()
-	a.startNotes()
 	a.startEngine()
 }
 

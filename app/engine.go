@@ -16,72 +16,24 @@ type EngineStatus struct {
 	DataDir string `json:"dataDir"`
 }
 
-// EventNotify is the engine's toast payload (a notify.Notification).
-const EventNotify = "notify"
-
-// emitter bridges the engine's pushed events to Wails events, and hands
-// notifications to the native notifier too.
+// emitter bridges the engine's pushed events to Wails events.
 type emitter struct{ a *App }
 
-func (e emitter) Emit(event string, data any) {
-	e.a.emit(event, data)
-	if event != EventNotify {
-		return
-	}
-	var n notify.Notification
-	switch v := data.(type) {
-	case notify.Notification:
-		n = v
-	case *notify.Notification:
-		if v == nil {
-			return
-		}
-		n = *v
-	default:
-		return
-	}
-	// Never block the engine: a full queue drops the desktop copy (the
-	// window's toast still shows).
-	select {
-	case e.a.notes <- n:
-	default:
+func (e emitter) Emit(event string, data any) { e.a.emit(event, data) }
+
+// notifyNative shows a notification on the desktop when the project's
+// settings want it (the engine marks each one: native on/off, completions
+// opt-in). The engine calls it off its own goroutines.
+func (a *App) notifyNative(n notify.Notification) {
+	if n.Native {
+		a.native.Notify(n)
 	}
 }
-
-// startNotes runs the goroutine that shows native notifications, apart from
-// the engine's goroutines (a notification service can be slow, and settings
-// are read from the engine).
-func (a *App) startNotes() {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.stopNotes != nil {
-		return
-	}
-	a.notes = make(chan notify.Notification, 64)
-	a.stopNotes = make(chan struct{})
-	notes, stop := a.notes, a.stopNotes
-	go func() {
-		for {
-			select {
-			case <-stop:
-				return
-			case n := <-notes:
-				if a.wantNative(n) {
-					a.native.Notify(n)
-				}
-			}
-		}
-	}()
-}
-
-// wantNative follows the engine, which marks each notification with what
-// the project's settings want (native on/off, completions opt-in).
-func (a *App) wantNative(n notify.Notification) bool { return n.Native }
 
 // startEngine runs the same engine and API as `shepherd serve` inside the
 // app. If another engine already owns the data folder, the window says so.
 func (a *App) startEngine() {
-	h, err := cli.Start(context.Background(), cli.ServeOptions{Emitter: emitter{a}})
+	h, err := cli.Start(context.Background(), cli.ServeOptions{Emitter: emitter{a}, Notifier: notify.Func(a.notifyNative)})
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.host, a.engineErr = h, err
@@ -94,14 +46,11 @@ func OnShutdown(a *App) func(context.Context) {
 	return func(context.Context) {
 		a.stopOnQuit()
 		a.mu.Lock()
-		h, hub, stop := a.host, a.follow, a.stopNotes
-		a.host, a.follow, a.stopNotes = nil, nil, nil
+		h, hub := a.host, a.follow
+		a.host, a.follow = nil, nil
 		a.mu.Unlock()
 		if hub != nil {
 			hub.Close()
-		}
-		if stop != nil {
-			close(stop)
 		}
 		if h != nil {
 			_ = h.Close()

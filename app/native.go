@@ -10,10 +10,11 @@ import (
 	"shepherd/backend/notify"
 )
 
-// nativeNotifier shows notifications on the desktop through beeep. beeep's
-// D-Bus client starts a dbus-daemon of its own on every call when there is
-// no session bus, so without DBUS_SESSION_BUS_ADDRESS it is never called:
-// one warning is logged and notifications stay in the window.
+// nativeNotifier shows notifications on the desktop through beeep. On Linux
+// beeep's D-Bus client starts a dbus-daemon of its own on every call when
+// there is no session bus, so without DBUS_SESSION_BUS_ADDRESS it is never
+// called (see haveBus): one warning is logged and notifications stay in the
+// window.
 type nativeNotifier struct {
 	send   func(title, message string) error // beeep.Notify in the app
 	getenv func(string) string
@@ -35,7 +36,7 @@ var _ notify.Notifier = (*nativeNotifier)(nil)
 
 // Notify shows n on the desktop, or logs once why it cannot.
 func (n *nativeNotifier) Notify(msg notify.Notification) {
-	if n.getenv("DBUS_SESSION_BUS_ADDRESS") == "" {
+	if !haveBus(n.getenv) {
 		n.once.Do(func() {
 			l := n.log()
 			l.Warn().Msg("no D-Bus session bus: native notifications are off, toasts in the window only")

@@ -8,8 +8,11 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD_DEBS=(libgtk-3-dev libwebkit2gtk-4.1-dev pkg-config build-essential xvfb xauth)
 # Extra packages for the tests: browser end-to-end tests use the system
 # Chromium; the real-window check lists windows (x11-utils) and takes and
-# measures a screenshot (imagemagick).
-TEST_DEBS=(chromium x11-utils imagemagick)
+# measures a screenshot (imagemagick); dbus-launch (dbus-x11) lets the
+# notification test prove that no stray dbus-daemon is started without a
+# session bus (without it the library cannot start one, and the test would
+# prove nothing).
+TEST_DEBS=(chromium x11-utils imagemagick dbus-x11)
 
 log() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }

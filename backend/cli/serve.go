@@ -15,6 +15,7 @@ import (
 	"shepherd/backend/api"
 	"shepherd/backend/instance"
 	"shepherd/backend/logging"
+	"shepherd/backend/notify"
 	"shepherd/backend/paths"
 	"shepherd/backend/supervisor"
 )
@@ -32,6 +33,7 @@ type ServeOptions struct {
 	Paths    *paths.Paths       // nil: paths.Default()
 	ShimPath string             // "": $SHEPHERD_SHIM, else shepherd-shim next to the executable
 	Emitter  supervisor.Emitter // pushed events (the GUI's bridge); may be nil
+	Notifier notify.Notifier    // native notifications (the GUI's); may be nil
 	Logger   *zerolog.Logger    // nil: the app log file plus Console
 	Console  io.Writer          // console log lines and the start-up message; nil: os.Stderr
 }
@@ -99,6 +101,7 @@ func Start(ctx context.Context, opts ServeOptions) (_ *Host, err error) {
 		DataDir:  p.Data,
 		ShimPath: shim,
 		Emitter:  opts.Emitter,
+		Notifier: opts.Notifier,
 		Logger:   h.Logger,
 	})
 	if err != nil {
