@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"shepherd/backend/logfollow"
+	"shepherd/backend/procid"
 	"shepherd/backend/notify"
 	"shepherd/backend/supervisor"
 )
@@ -276,8 +277,16 @@ func TestStopAgentsOnQuit(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			pid := r.PID
-			t.Cleanup(func() { _ = syscall.Kill(-pid, syscall.SIGKILL) })
+			pid, shim := r.PID, r.ShimPID
+			t.Cleanup(func() {
+				_ = syscall.Kill(-pid, syscall.SIGKILL)
+				// The shim writes exit.json after the kill: let it finish
+				// before the folders are removed.
+				deadline := time.Now().Add(3 * time.Second)
+				for procid.Alive(shim) && time.Now().Before(deadline) {
+					time.Sleep(5 * time.Millisecond)
+				}
+			})
 			OnShutdown(a)(context.Background())
 			alive := syscall.Kill(pid, 0) == nil
 			if alive == stop {

@@ -121,6 +121,9 @@ func Start(ctx context.Context, opts ServeOptions) (_ *Host, err error) {
 	}
 	h.Logger.Info().Str("url", h.Info.URL).Int("pid", h.Info.PID).Str("engineFile", p.EngineFile()).
 		Msg("engine API listening")
+	// Every known project is loaded (synced, its agents watched) in the
+	// background, so the API answers at once.
+	go h.Engine.LoadAll()
 	return h, nil
 }
 

@@ -3,24 +3,28 @@ package procid
 import (
 	"context"
 	"os/exec"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 )
 
-func start(t *testing.T, name string, args ...string) *exec.Cmd {
+// start runs a command in a group of its own; the returned wait may be
+// called from any goroutine, any number of times.
+func start(t *testing.T, name string, args ...string) (*exec.Cmd, func() error) {
 	t.Helper()
 	c := exec.Command(name, args...)
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { c.Process.Kill(); c.Wait() })
-	return c
+	wait := sync.OnceValue(c.Wait)
+	t.Cleanup(func() { syscall.Kill(-c.Process.Pid, syscall.SIGKILL); wait() })
+	return c, wait
 }
 
 func TestIdentity(t *testing.T) {
-	c := start(t, "sleep", "300")
+	c, _ := start(t, "sleep", "300")
 	pid := c.Process.Pid
 	st, err := StartTime(pid)
 	if err != nil || st <= 0 {
@@ -68,12 +72,12 @@ func TestZombieIsGone(t *testing.T) {
 }
 
 func TestWaitExitAndGroups(t *testing.T) {
-	c := start(t, "sh", "-c", "sleep 300 & sleep 0.2")
+	c, wait := start(t, "sh", "-c", "sleep 300 & sleep 0.2")
 	pid := c.Process.Pid
 	if !GroupAlive(pid) || !GroupExists(pid) {
 		t.Fatal("group not alive")
 	}
-	go c.Wait()
+	go wait()
 	t0 := time.Now()
 	if err := WaitExit(context.Background(), pid); err != nil {
 		t.Fatal(err)
@@ -104,7 +108,7 @@ func TestWaitExitAndGroups(t *testing.T) {
 }
 
 func TestWaitExitCancel(t *testing.T) {
-	c := start(t, "sleep", "300")
+	c, _ := start(t, "sleep", "300")
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	if err := WaitExit(ctx, c.Process.Pid); err == nil {

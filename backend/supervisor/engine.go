@@ -77,6 +77,8 @@ type project struct {
 	corrupt  []CorruptRecord
 	settings Settings
 	monitor  *monitor // the watchdog and stale tickers while selected
+	// unreported holds what loads found that no select has reported yet.
+	unreported map[string]AgentOutcome
 }
 
 type agent struct {
@@ -220,12 +222,18 @@ func (e *Engine) notify(n notify.Notification) {
 	}
 }
 
+// list returns the project's agents in the order of their ids.
 func (p *project) list() []*agent {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	out := make([]*agent, 0, len(p.agents))
-	for _, a := range p.agents {
-		out = append(out, a)
+	ids := make([]string, 0, len(p.agents))
+	for id := range p.agents {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	out := make([]*agent, len(ids))
+	for i, id := range ids {
+		out[i] = p.agents[id]
 	}
 	return out
 }
@@ -382,7 +390,7 @@ func (e *Engine) project(id string) (*project, error) {
 	loaded := p.loaded
 	p.mu.Unlock()
 	if !loaded {
-		if _, err := e.load(p); err != nil {
+		if _, err := e.load(p, false); err != nil {
 			return nil, err
 		}
 	}

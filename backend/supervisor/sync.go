@@ -3,7 +3,6 @@ package supervisor
 import (
 	"context"
 	"fmt"
-	"sort"
 	"sync"
 	"time"
 
@@ -22,7 +21,7 @@ func (e *Engine) SelectProject(ctx context.Context, id string) (*SyncSummary, er
 	if !ok {
 		return nil, newErr(ErrProjectNotFound, "Project '%s' not found", id)
 	}
-	sum, err := e.load(p)
+	sum, err := e.load(p, true)
 	if err != nil {
 		return nil, err
 	}
@@ -39,8 +38,27 @@ func (e *Engine) SelectProject(ctx context.Context, id string) (*SyncSummary, er
 	return sum, nil
 }
 
+// LoadAll loads every known project: its records are checked against
+// reality and its agents watched for their exits (the selected project also
+// gets the watchdog and stale tickers). The app and `serve` call it at start
+// so that no project's agents go unwatched until the user opens it.
+func (e *Engine) LoadAll() {
+	for _, info := range e.Projects() {
+		if e.ctx.Err() != nil {
+			return
+		}
+		if _, err := e.project(info.ID); err != nil {
+			e.log.Error().Err(err).Str("project", info.ID).Msg("cannot load project")
+		}
+	}
+}
+
 // load reads a project's records (once) and syncs every agent with reality.
-func (e *Engine) load(p *project) (*SyncSummary, error) {
+// What a load found that no select has reported yet (the project was loaded
+// at start or by an API call) is kept, and the next select reports it: the
+// user opening a project learns that two agents exited while the app was
+// closed even though the engine noticed it earlier.
+func (e *Engine) load(p *project, selecting bool) (*SyncSummary, error) {
 	p.mu.Lock()
 	first := !p.loaded
 	if !p.loaded {
@@ -68,7 +86,6 @@ func (e *Engine) load(p *project) (*SyncSummary, error) {
 
 	sum := &SyncSummary{ProjectID: p.info.ID, Counts: map[string]int{}, Corrupt: corrupt}
 	agents := p.list()
-	sort.Slice(agents, func(i, j int) bool { return agents[i].rec.ID < agents[j].rec.ID })
 	// Agents are checked a few at a time: most of the work is waiting for
 	// record writes, which overlap.
 	outs := make([]AgentOutcome, len(agents))
@@ -88,6 +105,26 @@ func (e *Engine) load(p *project) (*SyncSummary, error) {
 	}
 	close(work)
 	wg.Wait()
+	p.mu.Lock()
+	for i, out := range outs {
+		quiet := out.Outcome == OutcomeRunning || out.Outcome == OutcomeUnchanged
+		switch {
+		case !selecting && !quiet:
+			if p.unreported == nil {
+				p.unreported = map[string]AgentOutcome{}
+			}
+			p.unreported[out.AgentID] = out
+		case selecting && quiet:
+			if old, ok := p.unreported[out.AgentID]; ok {
+				old.Status = out.Status
+				outs[i] = old
+			}
+		}
+	}
+	if selecting {
+		p.unreported = nil
+	}
+	p.mu.Unlock()
 	for _, out := range outs {
 		if out.Recovery != "" {
 			sum.Counts["recovery_"+out.Recovery]++

@@ -203,6 +203,9 @@ func TestSyncFindsTheTruth(t *testing.T) {
 
 	e2 := h.engine()
 	h.e = e2
+	// The app loads every project at start; the select that follows still
+	// reports what that load found.
+	e2.LoadAll()
 	sum, err := e2.SelectProject(context.Background(), h.project.ID)
 	if err != nil {
 		t.Fatal(err)
