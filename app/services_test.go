@@ -15,8 +15,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"shepherd/backend/logfollow"
-	"shepherd/backend/procid"
 	"shepherd/backend/notify"
+	"shepherd/backend/procid"
 	"shepherd/backend/supervisor"
 )
 
