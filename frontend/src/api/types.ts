@@ -44,6 +44,7 @@ export const agentSchema = z.object({
   resumeCount: z.number(),
   pausedAt: z.string().nullish(),
   staleCheck: z.boolean().nullish(),
+  stale: z.boolean().nullish(),
   logPath: z.string(),
 }).loose()
 export type Agent = z.infer<typeof agentSchema>

@@ -48,6 +48,7 @@ describe('AgentList', () => {
       agent({id: 'lost', status: 'interrupted', exitReason: 'orphaned'}),
       agent({id: 'adopted', status: 'running', attached: false, startedAt: at(60)}),
       agent({id: 'loop', status: 'failed', keepAlive: true, nextRestartAt: at(-8)}),
+      agent({id: 'quiet', status: 'running', stale: true, startedAt: at(900)}),
     ])
     expect(row('done').getByText('✔').closest('.status')).toHaveClass('tone-ok')
     expect(row('away').getByText('exited while Shepherd was closed — reason unknown')).toBeInTheDocument()
@@ -58,6 +59,8 @@ describe('AgentList', () => {
     expect(row('adopted').getByText('re-attached')).toBeInTheDocument()
     expect(row('done').queryByText('re-attached')).toBeNull()
     expect(row('loop').getByText('restarting in 8 s')).toBeInTheDocument()
+    expect(row('quiet').getByText('stale')).toHaveClass('badge')
+    expect(row('adopted').queryByText('stale')).toBeNull()
   })
 
   it('selects an agent on click', () => {

@@ -11,6 +11,11 @@ export function StatusBadge({agent, withDetail = true}: {agent: Agent; withDetai
       {!agent.attached && agent.status !== 'not_started' && (
         <span className="badge" title="Adopted from an earlier run of Shepherd">re-attached</span>
       )}
+      {agent.stale && agent.status === 'running' && (
+        <span className="badge" title="No log output for longer than the stale threshold; it cannot be resumed, so it was left running">
+          stale
+        </span>
+      )}
       {withDetail && v.detail && <span className="status-detail">{v.detail}</span>}
     </span>
   )
