@@ -251,41 +251,66 @@ func (e *Engine) snapshot(a *agent) *store.Record {
 	return r
 }
 
+// step is one transition: the status to move to, why, and the fields
+// that change with it.
+type step struct {
+	to     lifecycle.Status
+	reason string
+	mut    func(r *store.Record)
+}
+
 // apply is the one function that changes an agent's status: it checks the
 // transition table, writes the record, appends the event, logs and emits.
 // a.mu must be held. A refused transition changes nothing.
 func (e *Engine) apply(a *agent, to lifecycle.Status, reason string, mut func(r *store.Record)) error {
+	return e.applySteps(a, step{to, reason, mut})
+}
+
+// applySteps applies transitions that happened together (SIGKILL, then the
+// group gone a moment later) with one write of the final record: every step
+// is checked against the table first, and each is appended, logged and
+// emitted after the write, so nothing is ever reported before it is on disk.
+func (e *Engine) applySteps(a *agent, steps ...step) error {
+	recs := make([]*store.Record, len(steps))
+	cur := a.rec
+	for i, st := range steps {
+		if err := lifecycle.Check(cur.Status, st.to); err != nil {
+			e.log.Warn().Str("project", cur.ProjectID).Str("agent", cur.ID).
+				Str("from", string(cur.Status)).Str("to", string(st.to)).Str("reason", st.reason).Msg("transition refused")
+			return newErr(ErrTransition, "Process '%s': %v", cur.ID, err)
+		}
+		next := cur.Clone()
+		next.Status = st.to
+		if st.mut != nil {
+			st.mut(next)
+		}
+		recs[i], cur = next, next
+	}
+	if err := e.st.SaveRecord(cur); err != nil {
+		e.log.Error().Err(err).Str("agent", cur.ID).Msg("cannot write record")
+		return fmt.Errorf("write record of '%s': %w", cur.ID, err)
+	}
 	from := a.rec.Status
-	if err := lifecycle.Check(from, to); err != nil {
-		e.log.Warn().Str("project", a.rec.ProjectID).Str("agent", a.rec.ID).
-			Str("from", string(from)).Str("to", string(to)).Str("reason", reason).Msg("transition refused")
-		return newErr(ErrTransition, "Process '%s': %v", a.rec.ID, err)
-	}
-	next := a.rec.Clone()
-	next.Status = to
-	if mut != nil {
-		mut(next)
-	}
-	if err := e.st.SaveRecord(next); err != nil {
-		e.log.Error().Err(err).Str("agent", next.ID).Msg("cannot write record")
-		return fmt.Errorf("write record of '%s': %w", next.ID, err)
-	}
-	a.rec = next
-	ev := store.Event{Time: e.clock.Now().UTC(), Event: "transition", AgentID: next.ID,
-		From: string(from), To: string(to), Reason: reason}
-	if next.ExitReason != "" && to.Terminal() {
-		ev.Data = map[string]any{"exitReason": next.ExitReason}
-		if next.ExitCode != nil {
-			ev.Data["exitCode"] = *next.ExitCode
+	for i, next := range recs {
+		a.rec = next
+		to, reason := steps[i].to, steps[i].reason
+		ev := store.Event{Time: e.clock.Now().UTC(), Event: "transition", AgentID: next.ID,
+			From: string(from), To: string(to), Reason: reason}
+		if next.ExitReason != "" && to.Terminal() {
+			ev.Data = map[string]any{"exitReason": next.ExitReason}
+			if next.ExitCode != nil {
+				ev.Data["exitCode"] = *next.ExitCode
+			}
+			if next.Signal != "" {
+				ev.Data["signal"] = next.Signal
+			}
 		}
-		if next.Signal != "" {
-			ev.Data["signal"] = next.Signal
-		}
+		e.appendEvent(next.ProjectID, ev)
+		e.log.Info().Str("project", next.ProjectID).Str("agent", next.ID).
+			Str("from", string(from)).Str("to", string(to)).Str("reason", reason).Int("pid", next.PID).Msg("transition")
+		e.emit(EventAgentState, e.snapshot(a))
+		from = to
 	}
-	e.appendEvent(next.ProjectID, ev)
-	e.log.Info().Str("project", next.ProjectID).Str("agent", next.ID).
-		Str("from", string(from)).Str("to", string(to)).Str("reason", reason).Int("pid", next.PID).Msg("transition")
-	e.emit(EventAgentState, e.snapshot(a))
 	return nil
 }
 

@@ -318,16 +318,23 @@ func (e *Engine) finishStop(a *agent, rn *run, done chan struct{}, graceEnd time
 	pgid := rn.pid
 	_ = signalGroup(pgid, syscall.SIGTERM)
 	gone := e.waitGone(rn, time.Until(graceEnd))
+	killed := false
 	if !gone {
 		// Kill first, record after: the write must not delay the kill, and
-		// an engine that dies in between finds the group gone anyway.
+		// an engine that dies in between finds the group gone anyway. A
+		// group is usually gone within milliseconds of SIGKILL; then killing
+		// and stopped are recorded with one write (applySteps).
 		_ = signalGroup(pgid, syscall.SIGKILL)
-		a.mu.Lock()
-		if a.rec.Status == lifecycle.Stopping {
-			_ = e.apply(a, lifecycle.Killing, "grace elapsed", nil)
+		killed = true
+		gone = e.waitGone(rn, min(e.cfg.KillConfirm, 100*time.Millisecond))
+		if !gone {
+			a.mu.Lock()
+			if a.rec.Status == lifecycle.Stopping {
+				_ = e.apply(a, lifecycle.Killing, "grace elapsed", nil)
+			}
+			a.mu.Unlock()
+			gone = e.waitGone(rn, e.cfg.KillConfirm)
 		}
-		a.mu.Unlock()
-		gone = e.waitGone(rn, e.cfg.KillConfirm)
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -341,13 +348,18 @@ func (e *Engine) finishStop(a *agent, rn *run, done chan struct{}, graceEnd time
 	}
 	stopTimers(rn)
 	now := e.clock.Now().UTC()
-	err := e.apply(a, lifecycle.Stopped, string(reason), func(r *store.Record) {
+	var steps []step
+	if killed && a.rec.Status == lifecycle.Stopping {
+		steps = append(steps, step{lifecycle.Killing, "grace elapsed", nil})
+	}
+	steps = append(steps, step{lifecycle.Stopped, string(reason), func(r *store.Record) {
 		r.ExitReason = reason
 		setExit(r, rn.exit, now)
 		if reason != lifecycle.ReasonTimedOut {
 			r.Error = ""
 		}
-	})
+	}})
+	err := e.applySteps(a, steps...)
 	if err != nil {
 		rn.stopErr = err
 		return
