@@ -46,7 +46,8 @@ build_app() {
 	out="$(mktemp)"
 	log "building the app (wails build, about a minute)"
 	# Quiet on success; the full output only when it fails.
-	if ! (cd "$ROOT" && "$wails" build >"$out" 2>&1); then
+	# -m: no go mod tidy (it would rewrite go.sum in a fresh clone).
+	if ! (cd "$ROOT" && "$wails" build -m >"$out" 2>&1); then
 		cat "$out" >&2
 		rm -f "$out"
 		die "wails build failed"
