@@ -18,7 +18,7 @@ export XDG_DATA_HOME="$tmp/data" XDG_STATE_HOME="$tmp/state" XDG_RUNTIME_DIR="$t
 mkdir -p "$XDG_DATA_HOME" "$XDG_STATE_HOME" "$XDG_RUNTIME_DIR"
 chmod 700 "$XDG_RUNTIME_DIR"
 # No session bus here: the app must neither use nor start one.
-unset DBUS_SESSION_BUS_ADDRESS
+isolate_session_bus "$tmp"
 
 build_shim "$ROOT/build/bin"
 export SHEPHERD_SHIM="$ROOT/build/bin/shepherd-shim"

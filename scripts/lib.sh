@@ -3,9 +3,10 @@
 # The repository root, whatever the caller's working folder.
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
-# Debian packages the desktop build needs (Wails v2 on WebKitGTK 4.1) and a
-# virtual display for machines without one.
-BUILD_DEBS=(libgtk-3-dev libwebkit2gtk-4.1-dev pkg-config build-essential xvfb xauth)
+# Debian packages the desktop build needs (Wails v2 on WebKitGTK 4.1), and a
+# virtual display and a session bus of its own (dbus-run-session, in dbus-bin)
+# for machines without them.
+BUILD_DEBS=(libgtk-3-dev libwebkit2gtk-4.1-dev pkg-config build-essential xvfb xauth dbus-bin)
 # Extra packages for the tests: browser end-to-end tests use the system
 # Chromium; the real-window check lists windows (x11-utils) and takes and
 # measures a screenshot (imagemagick); dbus-launch (dbus-x11) lets the
@@ -65,4 +66,12 @@ build_app() {
 # build_shim DIR builds the shim helper into DIR.
 build_shim() {
 	(cd "$ROOT" && go build -o "$1/shepherd-shim" ./backend/shim/cmd/shepherd-shim)
+}
+
+# isolate_session_bus DIR keeps a test's app from auto-launching a D-Bus
+# session bus: with none, GLib (GTK, WebKit's accessibility) starts one
+# through dbus-launch, and that daemon leaves the test's process group and
+# outlives it. An address that leads nowhere means "no bus" without that.
+isolate_session_bus() {
+	export DBUS_SESSION_BUS_ADDRESS="unix:path=$1/no-session-bus" NO_AT_BRIDGE=1
 }

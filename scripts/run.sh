@@ -15,4 +15,6 @@ if [[ "$(uname -s)" == Darwin || -n "${DISPLAY:-}" || -n "${WAYLAND_DISPLAY:-}" 
 fi
 
 log "no display: running Shepherd under a virtual display (xvfb-run); the window is invisible, but the CLI and the HTTP API work, e.g. build/bin/shepherd ls"
-exec xvfb-run -a "$bin"
+# dbus-run-session: a session bus for the app's lifetime (GTK would otherwise
+# auto-launch one that outlives it; Wails' single-instance lock needs one).
+exec xvfb-run -a dbus-run-session -- "$bin"

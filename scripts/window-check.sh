@@ -20,7 +20,8 @@ tmp="$(mktemp -d)"
 export XDG_DATA_HOME="$tmp/data" XDG_STATE_HOME="$tmp/state" XDG_RUNTIME_DIR="$tmp/run"
 mkdir -p "$XDG_DATA_HOME" "$XDG_STATE_HOME" "$XDG_RUNTIME_DIR" "$tmp/project"
 chmod 700 "$XDG_RUNTIME_DIR"
-unset DBUS_SESSION_BUS_ADDRESS
+# No session bus here: the app must neither use nor start one.
+isolate_session_bus "$tmp"
 
 pids=()
 cleanup() {
