@@ -177,7 +177,7 @@ func (e *Engine) recoverStale(a *agent, rn *run, silent time.Duration) {
 			return
 		}
 		a.mu.Lock()
-		if a.rec.Status == lifecycle.Interrupted && !a.rec.Status.Live() {
+		if a.rec.Status == lifecycle.Interrupted { // the kill was recorded (forced outcome), not a user stop
 			if act == recovery.Resume {
 				e.autoResume(a, s)
 			} else {
