@@ -158,6 +158,20 @@ func (e *env) call(method, path string, body, out any) ([]byte, error) {
 	return raw, err
 }
 
+// fetch is call for commands that print a human answer: with --json it
+// prints the raw answer itself and returns human=false, as it does on error.
+func (e *env) fetch(method, path string, body, out any) (human bool, err error) {
+	raw, err := e.call(method, path, body, out)
+	if err != nil {
+		return false, err
+	}
+	if e.json {
+		e.printRaw(raw)
+		return false, nil
+	}
+	return true, nil
+}
+
 func (e *env) do(method, path string, body any) (*api.Response, error) {
 	c, err := e.connect()
 	if err != nil {

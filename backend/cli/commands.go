@@ -133,13 +133,8 @@ func canonical(p string) string {
 
 func cmdProjects(e *env, _, _ []string) error {
 	var ps []store.Project
-	raw, err := e.call(http.MethodGet, "/v1/projects", nil, &ps)
-	if err != nil {
+	if human, err := e.fetch(http.MethodGet, "/v1/projects", nil, &ps); !human {
 		return err
-	}
-	if e.json {
-		e.printRaw(raw)
-		return nil
 	}
 	if len(ps) == 0 {
 		fmt.Fprintln(e.stdout, "No projects yet. Add one with: shepherd add-project PATH")
@@ -188,13 +183,8 @@ func cmdSelect(e *env, pos, _ []string) error {
 		return err
 	}
 	var sum supervisor.SyncSummary
-	raw, err := e.call(http.MethodPost, projectURL(id, "select"), nil, &sum)
-	if err != nil {
+	if human, err := e.fetch(http.MethodPost, projectURL(id, "select"), nil, &sum); !human {
 		return err
-	}
-	if e.json {
-		e.printRaw(raw)
-		return nil
 	}
 	fmt.Fprintf(e.stdout, "Project %s selected: %d agent(s)", sum.ProjectID, sum.Total)
 	keys := make([]string, 0, len(sum.Counts))
@@ -236,13 +226,8 @@ func cmdList(e *env, pos, _ []string) error {
 		return err
 	}
 	var recs []*store.Record
-	raw, err := e.call(http.MethodGet, projectURL(id, "agents"), nil, &recs)
-	if err != nil {
+	if human, err := e.fetch(http.MethodGet, projectURL(id, "agents"), nil, &recs); !human {
 		return err
-	}
-	if e.json {
-		e.printRaw(raw)
-		return nil
 	}
 	if len(recs) == 0 {
 		fmt.Fprintf(e.stdout, "No agents in project %s.\n", id)
@@ -263,13 +248,8 @@ func cmdGet(e *env, pos, _ []string) error {
 		return err
 	}
 	var r store.Record
-	raw, err := e.call(http.MethodGet, agentURL(id, pos[1]), nil, &r)
-	if err != nil {
+	if human, err := e.fetch(http.MethodGet, agentURL(id, pos[1]), nil, &r); !human {
 		return err
-	}
-	if e.json {
-		e.printRaw(raw)
-		return nil
 	}
 	return e.printRecord(&r)
 }
@@ -401,13 +381,8 @@ func setupCreate(fs *flag.FlagSet) runFunc {
 			return err
 		}
 		var r store.Record
-		raw, err := e.call(http.MethodPost, projectURL(id, "agents"), spec, &r)
-		if err != nil {
+		if human, err := e.fetch(http.MethodPost, projectURL(id, "agents"), spec, &r); !human {
 			return err
-		}
-		if e.json {
-			e.printRaw(raw)
-			return nil
 		}
 		fmt.Fprintf(e.stdout, "Created agent %s in project %s (%s)\n", r.ID, r.ProjectID, r.Status)
 		return nil
@@ -423,13 +398,8 @@ func agentAction(action string, say func(r store.Record) string) runFunc {
 			return err
 		}
 		var r store.Record
-		raw, err := e.call(http.MethodPost, agentURL(id, pos[1], action), nil, &r)
-		if err != nil {
+		if human, err := e.fetch(http.MethodPost, agentURL(id, pos[1], action), nil, &r); !human {
 			return err
-		}
-		if e.json {
-			e.printRaw(raw)
-			return nil
 		}
 		fmt.Fprintln(e.stdout, say(r))
 		return nil
@@ -532,13 +502,8 @@ func setupStop(fs *flag.FlagSet) runFunc {
 			body = api.StopInput{GraceSec: grace.v}
 		}
 		var r store.Record
-		raw, err := e.call(http.MethodPost, agentURL(id, pos[1], "stop"), body, &r)
-		if err != nil {
+		if human, err := e.fetch(http.MethodPost, agentURL(id, pos[1], "stop"), body, &r); !human {
 			return err
-		}
-		if e.json {
-			e.printRaw(raw)
-			return nil
 		}
 		fmt.Fprintf(e.stdout, "Stopped %s (%s, %s)\n", r.ID, r.Status, dash(string(r.ExitReason)))
 		return nil
@@ -564,13 +529,8 @@ func setupRemove(fs *flag.FlagSet) runFunc {
 		if len(q) > 0 {
 			path += "?" + q.Encode()
 		}
-		raw, err := e.call(http.MethodDelete, path, nil, nil)
-		if err != nil {
+		if human, err := e.fetch(http.MethodDelete, path, nil, nil); !human {
 			return err
-		}
-		if e.json {
-			e.printRaw(raw)
-			return nil
 		}
 		if *deleteLog {
 			fmt.Fprintf(e.stdout, "Removed %s and its log\n", pos[1])
@@ -633,24 +593,14 @@ func cmdPs(e *env, pos, _ []string) error {
 			return err
 		}
 		var r store.Record
-		raw, err := e.call(http.MethodGet, "/v1/engine/processes/"+url.PathEscape(id)+"/"+url.PathEscape(pos[1]), nil, &r)
-		if err != nil {
+		if human, err := e.fetch(http.MethodGet, "/v1/engine/processes/"+url.PathEscape(id)+"/"+url.PathEscape(pos[1]), nil, &r); !human {
 			return err
-		}
-		if e.json {
-			e.printRaw(raw)
-			return nil
 		}
 		return e.printRecord(&r)
 	}
 	var recs []*store.Record
-	raw, err := e.call(http.MethodGet, "/v1/engine/processes", nil, &recs)
-	if err != nil {
+	if human, err := e.fetch(http.MethodGet, "/v1/engine/processes", nil, &recs); !human {
 		return err
-	}
-	if e.json {
-		e.printRaw(raw)
-		return nil
 	}
 	if len(recs) == 0 {
 		fmt.Fprintln(e.stdout, "No agents in the loaded projects.")
@@ -667,13 +617,8 @@ func cmdPs(e *env, pos, _ []string) error {
 
 func cmdStatus(e *env, _, _ []string) error {
 	var st api.EngineStatus
-	raw, err := e.call(http.MethodGet, "/v1/engine", nil, &st)
-	if err != nil {
+	if human, err := e.fetch(http.MethodGet, "/v1/engine", nil, &st); !human {
 		return err
-	}
-	if e.json {
-		e.printRaw(raw)
-		return nil
 	}
 	fmt.Fprintf(e.stdout, "Engine running at %s (pid %d, version %s)\n", e.client.BaseURL, st.PID, st.Version)
 	return nil
