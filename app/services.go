@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/wailsapp/wails/v2/pkg/runtime"
@@ -267,14 +266,10 @@ func (s *AgentService) Events(projectID, agentID string, limit int) ([]store.Eve
 	if err != nil {
 		return nil, err
 	}
-	path, err := e.EventsPath(projectID)
-	if err != nil {
-		return nil, err
-	}
 	if limit <= 0 {
 		limit = 200
 	}
-	return readEvents(path, agentID, limit)
+	return e.Events(projectID, agentID, limit)
 }
 
 // ---------------------------------------------------------------- settings
@@ -374,9 +369,4 @@ func (s *LogService) Follow(projectID, agentID string, offset int64) error {
 // Unfollow stops pushing an agent's log.
 func (s *LogService) Unfollow(projectID, agentID string) {
 	s.hub().Unfollow(projectID, agentID)
-}
-
-// sortEvents keeps events in time order (appends are, but be safe).
-func sortEvents(evs []store.Event) {
-	sort.SliceStable(evs, func(i, j int) bool { return evs[i].Time.Before(evs[j].Time) })
 }

@@ -6,6 +6,7 @@ package api
 import (
 	"context"
 	"crypto/subtle"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -32,7 +33,7 @@ type Engine interface {
 	StopAll(ctx context.Context, projectID string) ([]supervisor.StopResult, error)
 	RemoveAgent(ctx context.Context, projectID, agentID string, force, deleteLog bool) error
 	LogTail(projectID, agentID string, n int) ([]byte, error)
-	EventsPath(projectID string) (string, error)
+	Events(projectID, agentID string, limit int) ([]store.Event, error)
 	AllAgents() []*store.Record
 	ResumeAgent(ctx context.Context, projectID, agentID string) (*store.Record, error)
 	UpdateAgent(projectID string, spec supervisor.AgentSpec) (*store.Record, error)
@@ -514,22 +515,30 @@ func fileSize(path string) int64 {
 	return st.Size()
 }
 
+// events answers the project's events.jsonl as NDJSON, oldest first;
+// ?agent= keeps one agent's, ?limit=N the last N.
 func (h *handler) events(w http.ResponseWriter, r *http.Request) {
-	path, err := h.eng.EventsPath(r.PathValue("project"))
+	q := r.URL.Query()
+	limit := 0
+	if s := q.Get("limit"); s != "" {
+		v, err := strconv.Atoi(s)
+		if err != nil || v < 0 {
+			writeError(w, http.StatusBadRequest, "ValidationError",
+				fmt.Sprintf("query parameter limit=%q must be a number of events (an integer ≥ 0)", s))
+			return
+		}
+		limit = v
+	}
+	evs, err := h.eng.Events(r.PathValue("project"), q.Get("agent"), limit)
 	if err != nil {
 		writeEngineError(w, err)
 		return
 	}
-	f, err := os.Open(path)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		writeError(w, http.StatusInternalServerError, "InternalError", fmt.Sprintf("read events: %v", err))
-		return
-	}
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.WriteHeader(http.StatusOK)
-	if f != nil {
-		defer f.Close()
-		_, _ = io.Copy(w, f)
+	enc := json.NewEncoder(w)
+	for _, ev := range evs {
+		_ = enc.Encode(ev)
 	}
 }
 

@@ -2,8 +2,10 @@ package api_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -159,11 +161,22 @@ func (f *fakeEngine) LogTail(projectID, agentID string, n int) ([]byte, error) {
 	return f.logData, nil
 }
 
-func (f *fakeEngine) EventsPath(projectID string) (string, error) {
-	if err := f.call("EventsPath"); err != nil {
-		return "", err
+func (f *fakeEngine) Events(projectID, agentID string, limit int) ([]store.Event, error) {
+	if err := f.call("Events"); err != nil {
+		return nil, err
 	}
-	return f.events, nil
+	b, _ := os.ReadFile(f.events)
+	out := []store.Event{}
+	for _, line := range strings.Split(string(b), "\n") {
+		var ev store.Event
+		if json.Unmarshal([]byte(line), &ev) == nil && (agentID == "" || ev.AgentID == agentID) {
+			out = append(out, ev)
+		}
+	}
+	if limit > 0 && len(out) > limit {
+		out = out[len(out)-limit:]
+	}
+	return out, nil
 }
 
 func (f *fakeEngine) AllAgents() []*store.Record { f.call("AllAgents"); return f.agents }

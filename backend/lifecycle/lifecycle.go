@@ -45,8 +45,24 @@ const (
 	ReasonStale                ExitReason = "stale"
 	ReasonResumeLimit          ExitReason = "resume_limit"
 	ReasonPaused               ExitReason = "paused"
+	ReasonExpired              ExitReason = "expired"
 	ReasonUnknown              ExitReason = "unknown"
 )
+
+// Reasons lists every exit reason (the empty one included: no reason yet).
+var Reasons = []ExitReason{ReasonNone, ReasonCompleted, ReasonStoppedByUser, ReasonFailed, ReasonTimedOut,
+	ReasonCrashed, ReasonExitedWhileAppClosed, ReasonPIDReused, ReasonOrphaned, ReasonStale,
+	ReasonResumeLimit, ReasonPaused, ReasonExpired, ReasonUnknown}
+
+// ValidReason reports whether r is a known exit reason.
+func ValidReason(r ExitReason) bool {
+	for _, v := range Reasons {
+		if v == r {
+			return true
+		}
+	}
+	return false
+}
 
 // Desired is what the user wants an agent to be doing.
 type Desired string
@@ -66,9 +82,8 @@ var transitions = map[Status][]Status{
 	Stopped:     {Spawning},
 	Interrupted: {Spawning, Completed, Failed},
 	Paused:      {Spawning, Failed},
-	// A failed spawn returns the agent to the status it had before; the
-	// supervisor checks that the target is that previous status.
-	Spawning: {Running, NotStarted, Completed, Failed, Stopped, Interrupted, Paused},
+	// A failed spawn goes back to the status it came from: see CheckRevert.
+	Spawning: {Running},
 	Running:  {Completed, Failed, Stopping, TimedOut, Interrupted},
 	TimedOut: {Stopping},
 	Stopping: {Killing, Stopped, Paused},
@@ -98,6 +113,19 @@ func Check(from, to Status) error {
 	}
 	if !Allowed(from, to) {
 		return fmt.Errorf("%w: %s → %s is not an allowed transition", ErrRefused, from, to)
+	}
+	return nil
+}
+
+// CheckRevert allows a move back from a passing status to the one the agent
+// had before it: a spawn that failed returns to the status it started from
+// (SPEC "spawning → previous status"), and to nothing else.
+func CheckRevert(from, back Status) error {
+	if !Valid(back) {
+		return fmt.Errorf("%w: unknown status %q", ErrRefused, back)
+	}
+	if from != Spawning || !Allowed(back, from) {
+		return fmt.Errorf("%w: %s → %s is not a way back (only a failed spawn returns to the status it came from)", ErrRefused, from, back)
 	}
 	return nil
 }

@@ -17,7 +17,7 @@ func TestEveryTransition(t *testing.T) {
 		}
 	}
 	add([]Status{NotStarted, Completed, Failed, Stopped, Interrupted, Paused}, Spawning)
-	add([]Status{Spawning}, Running, NotStarted, Completed, Failed, Stopped, Interrupted, Paused)
+	add([]Status{Spawning}, Running)
 	add([]Status{Running}, Completed, Failed, Stopping, TimedOut, Interrupted)
 	add([]Status{TimedOut}, Stopping)
 	add([]Status{Stopping}, Killing)
@@ -45,6 +45,40 @@ func TestEveryTransition(t *testing.T) {
 	}
 	if err := Check("bogus", Running); !errors.Is(err, ErrRefused) {
 		t.Fatal("unknown status accepted")
+	}
+}
+
+// A failed spawn goes back to the status it came from, and only to one the
+// agent can have been in before spawning.
+func TestRevert(t *testing.T) {
+	back := map[Status]bool{NotStarted: true, Completed: true, Failed: true, Stopped: true, Interrupted: true, Paused: true}
+	for _, from := range All {
+		for _, to := range All {
+			err := CheckRevert(from, to)
+			if from == Spawning && back[to] {
+				if err != nil {
+					t.Errorf("revert %s → %s refused: %v", from, to, err)
+				}
+				continue
+			}
+			if !errors.Is(err, ErrRefused) {
+				t.Errorf("revert %s → %s allowed, want refused", from, to)
+			}
+		}
+	}
+	if err := CheckRevert(Spawning, "bogus"); !errors.Is(err, ErrRefused) {
+		t.Fatal("revert to an unknown status accepted")
+	}
+}
+
+func TestReasons(t *testing.T) {
+	for _, r := range Reasons {
+		if !ValidReason(r) {
+			t.Errorf("%q not valid", r)
+		}
+	}
+	if ValidReason("bogus") {
+		t.Fatal("unknown reason accepted")
 	}
 }
 

@@ -21,15 +21,13 @@ package loganalysis
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
 	"regexp"
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"shepherd/backend/logtail"
 )
 
 // Verdict is the outcome of an analysis.
@@ -184,49 +182,11 @@ func Analyze(path string, p Profile) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	// Stat before opening: opening a FIFO would block.
-	fi, err := os.Stat(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return Result{Verdict: Interrupted}, nil
-	}
+	tail, off, err := logtail.Last(path, TailBytes)
 	if err != nil {
 		return Result{}, fmt.Errorf("log analysis: %w", err)
 	}
-	if !fi.Mode().IsRegular() {
-		return Result{}, fmt.Errorf("log analysis: %s is not a regular file", path)
-	}
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) { // removed meanwhile
-		return Result{Verdict: Interrupted}, nil
-	}
-	if err != nil {
-		return Result{}, fmt.Errorf("log analysis: %w", err)
-	}
-	defer f.Close()
-	fi, err = f.Stat()
-	if err != nil {
-		return Result{}, fmt.Errorf("log analysis: %w", err)
-	}
-	res, err := analyzeReaderAt(f, fi.Size(), c)
-	if err != nil {
-		return Result{}, fmt.Errorf("log analysis: read %s: %w", path, err)
-	}
-	return res, nil
-}
-
-// analyzeReaderAt reads the last TailBytes of a log of the given size: one
-// read, whatever the size.
-func analyzeReaderAt(r io.ReaderAt, size int64, c *compiled) (Result, error) {
-	off := size - TailBytes
-	if off < 0 {
-		off = 0
-	}
-	buf := make([]byte, size-off)
-	n, err := r.ReadAt(buf, off)
-	if err != nil && !errors.Is(err, io.EOF) { // EOF: the log shrank meanwhile
-		return Result{}, err
-	}
-	return analyze(buf[:n], off == 0, c), nil
+	return analyze(tail, off == 0, c), nil
 }
 
 // AnalyzeTail analyzes a tail of a log already in memory. fromStart says the

@@ -2,8 +2,6 @@ package loganalysis
 
 import (
 	"bytes"
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -295,78 +293,3 @@ func TestTextsAreCut(t *testing.T) {
 		t.Errorf("junk line: verdict %q, %d bytes, valid %v", got.Verdict, len(got.Line), utf8.ValidString(got.Line))
 	}
 }
-
-// countingReaderAt stands for a log of any size and records what is read.
-type countingReaderAt struct {
-	size, minOff int64
-	read         int64
-	calls        int
-	tail         []byte // the last bytes of the "file"; zeros before
-}
-
-func (r *countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
-	r.calls++
-	if off < r.minOff || r.minOff == 0 {
-		r.minOff = off
-	}
-	n := 0
-	for i := range p {
-		pos := off + int64(i)
-		if pos >= r.size {
-			r.read += int64(n)
-			return n, io.EOF
-		}
-		if k := pos - (r.size - int64(len(r.tail))); k >= 0 {
-			p[i] = r.tail[k]
-		} else {
-			p[i] = 0
-		}
-		n++
-	}
-	r.read += int64(n)
-	return n, nil
-}
-
-// The proof that cost does not grow with the log: whatever its size, one
-// read of at most TailBytes from size-TailBytes.
-func TestAnalyzeReadsOnlyTheTail(t *testing.T) {
-	tail := []byte(`{"type":"system","subtype":"init","session_id":"A"}` + "\n" +
-		`{"type":"result","subtype":"success","is_error":false,"session_id":"A"}` + "\n")
-	c, err := claudeProfile.compile()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, size := range []int64{int64(len(tail)), TailBytes, TailBytes + 1, 1 << 30, 1 << 40, 1 << 50} {
-		r := &countingReaderAt{size: size, tail: tail}
-		got, err := analyzeReaderAt(r, size, c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r.calls != 1 || r.read > TailBytes || r.minOff < size-TailBytes {
-			t.Errorf("size %d: %d reads, %d bytes from offset %d", size, r.calls, r.read, r.minOff)
-		}
-		if got.Verdict != Completed || got.SessionID != "A" {
-			t.Errorf("size %d: %+v", size, got)
-		}
-	}
-}
-
-// A log that shrinks between stat and read is read as far as it goes.
-func TestAnalyzeShortRead(t *testing.T) {
-	c, _ := claudeProfile.compile()
-	r := &countingReaderAt{size: 10, tail: []byte("{}\nnot json")}
-	got, err := analyzeReaderAt(r, 100, c)
-	if err != nil || got.Verdict != Interrupted {
-		t.Fatalf("%+v, %v", got, err)
-	}
-	_, err = analyzeReaderAt(errReaderAt{}, 100, c)
-	if err == nil || !errors.Is(err, errBoom) {
-		t.Fatalf("read error: %v", err)
-	}
-}
-
-var errBoom = errors.New("boom")
-
-type errReaderAt struct{}
-
-func (errReaderAt) ReadAt([]byte, int64) (int, error) { return 0, errBoom }

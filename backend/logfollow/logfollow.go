@@ -6,12 +6,10 @@ package logfollow
 
 import (
 	"bytes"
-	"errors"
-	"io"
-	"os"
-	"strings"
 	"sync"
 	"time"
+
+	"shepherd/backend/logtail"
 )
 
 // Batch is the new lines of one followed log.
@@ -49,63 +47,11 @@ const (
 // that following from Offset hands it over once it is complete. A missing
 // log is empty.
 func Tail(path string, n int) (Chunk, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return Chunk{Lines: []string{}}, nil
-	}
+	lines, off, err := logtail.Complete(path, n, maxTailBytes)
 	if err != nil {
 		return Chunk{}, err
 	}
-	defer f.Close()
-	size, err := f.Seek(0, io.SeekEnd)
-	if err != nil {
-		return Chunk{}, err
-	}
-	start := max(size-maxTailBytes, 0)
-	const block = 64 << 10
-	var buf []byte
-	off := size
-	for off > start {
-		step := min(int64(block), off-start)
-		off -= step
-		chunk := make([]byte, step)
-		if _, err := f.ReadAt(chunk, off); err != nil && err != io.EOF {
-			return Chunk{}, err
-		}
-		buf = append(chunk, buf...)
-		if bytes.Count(buf, []byte{'\n'}) > n {
-			break
-		}
-	}
-	end := bytes.LastIndexByte(buf, '\n') + 1 // 0 when no complete line
-	offset := off + int64(end)
-	body := buf[:end]
-	if off > 0 {
-		// The first line read may be cut: drop it.
-		if i := bytes.IndexByte(body, '\n'); i >= 0 {
-			body = body[i+1:]
-		} else {
-			body = nil
-		}
-	}
-	lines := splitLines(body)
-	if n >= 0 && len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return Chunk{Lines: lines, Offset: offset}, nil
-}
-
-// splitLines splits complete lines (b ends with '\n' or is empty).
-func splitLines(b []byte) []string {
-	if len(b) == 0 {
-		return []string{}
-	}
-	s := strings.TrimSuffix(string(b), "\n")
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimSuffix(l, "\r")
-	}
-	return lines
+	return Chunk{Lines: lines, Offset: off}, nil
 }
 
 // Hub follows logs and emits their new lines.
@@ -208,43 +154,23 @@ type reader struct {
 }
 
 func (r *reader) read() (lines []string, reset bool) {
-	f, err := os.Open(r.path)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) && r.offset > 0 {
-			r.offset = 0
-			return nil, true
-		}
-		return nil, false
-	}
-	defer f.Close()
-	fi, err := f.Stat()
+	c, err := logtail.Since(r.path, r.offset, maxRead, false)
 	if err != nil {
 		return nil, false
 	}
-	size := fi.Size()
-	if size < r.offset {
-		r.offset, reset = 0, true
+	if c.Reset {
+		r.offset = 0
 	}
-	if size == r.offset {
-		return nil, reset
-	}
-	n := min(size-r.offset, maxRead)
-	buf := make([]byte, n)
-	got, err := f.ReadAt(buf, r.offset)
-	if err != nil && err != io.EOF {
-		return nil, reset
-	}
-	buf = buf[:got]
+	buf := c.Data
 	end := bytes.LastIndexByte(buf, '\n') + 1
 	if end == 0 {
 		if len(buf) < maxLine {
-			return nil, reset // wait for the end of the line
+			return nil, c.Reset // wait for the end of the line
 		}
 		// A line that never ends is handed over in pieces.
-		r.offset += int64(got)
-		return []string{string(buf)}, reset
+		r.offset = c.Next
+		return []string{string(buf)}, c.Reset
 	}
-	r.offset += int64(end)
-	lines = splitLines(buf[:end])
-	return lines, reset
+	r.offset = c.Start + int64(end)
+	return logtail.SplitLines(buf[:end]), c.Reset
 }

@@ -25,21 +25,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// StatusFD is the descriptor of the status pipe the engine gives the shim.
-// The shim writes two JSON lines on it: a Hello once the agent is started (or
-// could not be), and the agent's ExitStatus when it ends — the same status it
-// writes to exit.json, sent first so that an engine that is listening learns
-// of the exit without waiting for the disk. If the engine is gone the writes
-// fail quietly: the pipe is not stdout, so there is no SIGPIPE.
-const StatusFD = 3
-
-// Hello is the first line on the status pipe: the agent's pid, or why it
-// could not be started.
-type Hello struct {
-	PID   int    `json:"pid,omitempty"`
-	Error string `json:"error,omitempty"`
-}
-
 // Options are the shim's flags.
 type Options struct {
 	Path     string        // resolved executable
@@ -49,18 +34,25 @@ type Options struct {
 	ExitFile string        // exit.json
 	RunFile  string        // run.json
 	Grace    time.Duration // for what the agent leaves behind
+	GoAhead  bool          // wait for the engine's go-ahead (GoFD) before starting
 }
 
 // Args renders o as the shim's command line (without the program name).
 func (o Options) Args() []string {
 	a := []string{"--path", o.Path, "--dir", o.Dir, "--log", o.Log,
-		"--exit", o.ExitFile, "--run", o.RunFile, "--grace", o.Grace.String(), "--"}
+		"--exit", o.ExitFile, "--run", o.RunFile, "--grace", o.Grace.String()}
+	if o.GoAhead {
+		a = append(a, "--go-ahead")
+	}
+	a = append(a, "--")
 	return append(a, o.Argv...)
 }
 
 // Main runs the shim with args (os.Args[1:]) and returns its exit code.
-// status is the status pipe (nil when the shim was started without one).
-func Main(args []string, status io.WriteCloser) int {
+// status is the status pipe (nil when the shim was started without one);
+// with --go-ahead, goAhead opens the go-ahead pipe, from which one byte is
+// read before anything is started (see GoFD).
+func Main(args []string, status io.WriteCloser, goAhead func() io.ReadCloser) int {
 	var o Options
 	fs := flag.NewFlagSet("shepherd-shim", flag.ContinueOnError)
 	fs.StringVar(&o.Path, "path", "", "executable")
@@ -69,16 +61,31 @@ func Main(args []string, status io.WriteCloser) int {
 	fs.StringVar(&o.ExitFile, "exit", "", "exit status file")
 	fs.StringVar(&o.RunFile, "run", "", "run info file")
 	fs.DurationVar(&o.Grace, "grace", 10*time.Second, "grace for leftovers")
+	fs.BoolVar(&o.GoAhead, "go-ahead", false, "wait for the go-ahead byte on descriptor 4")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	o.Argv = fs.Args()
 	if o.Path == "" || o.Log == "" || o.ExitFile == "" || len(o.Argv) == 0 {
-		fmt.Fprintln(os.Stderr, "shepherd-shim: usage: shepherd-shim --path P --log F --exit F [--run F] [--dir D] [--grace G] -- argv...")
+		fmt.Fprintln(os.Stderr, "shepherd-shim: usage: shepherd-shim --path P --log F --exit F [--run F] [--dir D] [--grace G] [--go-ahead] -- argv...")
 		return 2
 	}
 	if status == nil {
 		status = nopCloser{io.Discard}
+	}
+	if o.GoAhead {
+		var b [1]byte
+		err := errors.New("no go-ahead pipe")
+		if r := goAhead(); r != nil {
+			_, err = io.ReadFull(r, b[:])
+			r.Close()
+		}
+		if err != nil {
+			// The engine closed the pipe (it gave up, or died) before it had
+			// recorded this shim: start nothing.
+			status.Close()
+			return 0
+		}
 	}
 	return run(o, status)
 }
@@ -126,7 +133,7 @@ func run(o Options, status io.WriteCloser) int {
 	}
 	started := time.Now()
 	if o.RunFile != "" {
-		_ = writeJSON(o.RunFile, map[string]any{"pid": pid, "shimPid": os.Getpid(), "startedAt": started})
+		_ = writeJSON(o.RunFile, RunInfo{PID: pid, ShimPID: os.Getpid(), StartedAt: started})
 	}
 	send(status, Hello{PID: pid})
 
@@ -159,17 +166,10 @@ func closeInheritedOnExec() {
 	}
 }
 
-type exitStatus struct {
-	PID      int       `json:"pid"`
-	ExitCode *int      `json:"exitCode,omitempty"`
-	Signal   string    `json:"signal,omitempty"`
-	ExitedAt time.Time `json:"exitedAt"`
-}
-
 // waitFor reaps children until the agent itself ends; orphans that the
 // kernel hands to the shim (it is a subreaper) are reaped on the way so they
 // never linger as zombies.
-func waitFor(pid int) exitStatus {
+func waitFor(pid int) ExitStatus {
 	for {
 		var ws syscall.WaitStatus
 		wpid, err := syscall.Wait4(-1, &ws, 0, nil)
@@ -178,12 +178,12 @@ func waitFor(pid int) exitStatus {
 		}
 		if err != nil {
 			// ECHILD: the agent is not ours to wait for any more.
-			return exitStatus{PID: pid, ExitedAt: time.Now()}
+			return ExitStatus{PID: pid, ExitedAt: time.Now()}
 		}
 		if wpid != pid {
 			continue
 		}
-		st := exitStatus{PID: pid, ExitedAt: time.Now()}
+		st := ExitStatus{PID: pid, ExitedAt: time.Now()}
 		switch {
 		case ws.Exited():
 			c := ws.ExitStatus()

@@ -45,12 +45,17 @@ type Record struct {
 	Signal     string               `json:"signal,omitempty"`
 	Error      string               `json:"error,omitempty"`
 
-	PID              int               `json:"pid,omitempty"`
-	ProcessStartTime int64             `json:"processStartTime,omitempty"` // ms since epoch, as the OS reports it
-	ShimPID          int               `json:"shimPid,omitempty"`
-	BootID           string            `json:"bootId,omitempty"`
-	Desired          lifecycle.Desired `json:"desired"`
-	Attached         bool              `json:"attached"`
+	PID              int    `json:"pid,omitempty"`
+	ProcessStartTime int64  `json:"processStartTime,omitempty"` // ms since epoch, as the OS reports it
+	ShimPID          int    `json:"shimPid,omitempty"`
+	ShimStartTime    int64  `json:"shimStartTime,omitempty"` // the shim's OS start time, ms
+	BootID           string `json:"bootId,omitempty"`
+	// PreviousStatus is the status a spawning agent goes back to if its
+	// spawn never happened (an engine that died between recording the shim
+	// and letting it start the agent).
+	PreviousStatus lifecycle.Status  `json:"previousStatus,omitempty"`
+	Desired        lifecycle.Desired `json:"desired"`
+	Attached       bool              `json:"attached"`
 
 	CreatedAt      time.Time  `json:"createdAt"`
 	StartedAt      *time.Time `json:"startedAt,omitempty"`
@@ -100,15 +105,6 @@ func clonePtr[T any](p *T) *T {
 
 // Ptr returns a pointer to v; records use pointers for optional fields.
 func Ptr[T any](v T) *T { return &v }
-
-// ExitStatus is what a shim writes when the agent it parents ends: the real
-// code or signal and the time, readable even if the engine was down then.
-type ExitStatus struct {
-	PID      int       `json:"pid"`
-	ExitCode *int      `json:"exitCode,omitempty"`
-	Signal   string    `json:"signal,omitempty"`
-	ExitedAt time.Time `json:"exitedAt"`
-}
 
 // Project is a folder the user works in.
 type Project struct {

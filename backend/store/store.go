@@ -11,11 +11,15 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/google/renameio/v2"
+
+	"shepherd/backend/lifecycle"
+	"shepherd/backend/logtail"
 )
 
 const (
@@ -232,6 +236,21 @@ func ParseRecord(b []byte) (*Record, error) {
 	if r.Status == "" {
 		return nil, errors.New("record has no status")
 	}
+	if !lifecycle.Valid(r.Status) {
+		return nil, fmt.Errorf("record has an unknown status %q", r.Status)
+	}
+	if !lifecycle.ValidReason(r.ExitReason) {
+		return nil, fmt.Errorf("record has an unknown exit reason %q", r.ExitReason)
+	}
+	if r.PreviousStatus != "" && !lifecycle.Valid(r.PreviousStatus) {
+		return nil, fmt.Errorf("record has an unknown previous status %q", r.PreviousStatus)
+	}
+	if r.Desired != "" && r.Desired != lifecycle.DesiredRunning && r.Desired != lifecycle.DesiredStopped {
+		return nil, fmt.Errorf("record has an unknown desired state %q", r.Desired)
+	}
+	if r.PID < 0 || r.ShimPID < 0 {
+		return nil, fmt.Errorf("record has a negative pid (%d, shim %d)", r.PID, r.ShimPID)
+	}
 	return &r, nil
 }
 
@@ -290,42 +309,39 @@ func (s *Store) AppendEvent(projectID string, ev Event) error {
 	return werr
 }
 
-// ReadExit reads the exit status a shim left; (nil, nil) when there is none.
-func ReadExit(path string) (*ExitStatus, error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
+// maxEventsRead bounds how much of events.jsonl one read looks at: the end
+// of the file, where the recent events are.
+const maxEventsRead = 1 << 20
+
+// ReadEvents returns the last limit events of a project's events.jsonl
+// that concern agentID ("" for all), oldest first. Lines that do not parse
+// (a torn last line, a hand edit) are skipped. A project without events has
+// none.
+func (s *Store) ReadEvents(projectID, agentID string, limit int) ([]Event, error) {
+	out := []Event{}
+	tail, off, err := logtail.Last(s.EventsPath(projectID), maxEventsRead)
 	if err != nil {
 		return nil, err
 	}
-	var st ExitStatus
-	if err := json.Unmarshal(b, &st); err != nil {
-		return nil, fmt.Errorf("exit status %s is not valid: %w", path, err)
+	if off > 0 {
+		if i := bytes.IndexByte(tail, '\n'); i >= 0 {
+			tail = tail[i+1:]
+		}
 	}
-	return &st, nil
-}
-
-// RunInfo is what a shim writes once it has started the agent, so that an
-// engine that died between spawning and recording the pid can still find it.
-type RunInfo struct {
-	PID       int       `json:"pid"`
-	ShimPID   int       `json:"shimPid"`
-	StartedAt time.Time `json:"startedAt"`
-}
-
-// ReadRun reads run.json; (nil, nil) when there is none.
-func ReadRun(path string) (*RunInfo, error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+	for _, line := range bytes.Split(tail, []byte{'\n'}) {
+		var ev Event
+		if len(line) == 0 || json.Unmarshal(line, &ev) != nil {
+			continue
+		}
+		if agentID != "" && ev.AgentID != agentID {
+			continue
+		}
+		out = append(out, ev)
 	}
-	if err != nil {
-		return nil, err
+	// Appends are in time order; keep it so even if a clock stepped back.
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Time.Before(out[j].Time) })
+	if limit > 0 && len(out) > limit {
+		out = out[len(out)-limit:]
 	}
-	var ri RunInfo
-	if err := json.Unmarshal(b, &ri); err != nil {
-		return nil, fmt.Errorf("run info %s is not valid: %w", path, err)
-	}
-	return &ri, nil
+	return out, nil
 }

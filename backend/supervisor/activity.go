@@ -1,48 +1,94 @@
 package supervisor
 
 import (
-	"io"
-	"os"
+	"syscall"
 	"time"
 
 	"shepherd/backend/lifecycle"
 	"shepherd/backend/loganalysis"
+	"shepherd/backend/logtail"
+	"shepherd/backend/proc"
 	"shepherd/backend/store"
 )
 
-// followLog reads what a running claude-stream-json agent appends to its
-// log: the session id of each run is stored in the record as soon as it is
-// written (so resume works even if the log is lost later), and a result line
-// arms the result grace (the CLI is known to stay alive after its result).
-func (e *Engine) followLog(a *agent, rn *run) {
-	defer e.watchers.Done()
-	t := time.NewTicker(e.cfg.LogPoll)
-	defer t.Stop()
-	for {
-		select {
-		case <-e.ctx.Done():
-			return
-		case <-rn.exited:
-			return
-		case <-t.C:
-			e.scanLog(a, rn)
+// The log poller looks at the log of every run the engine watches, on one
+// ticker of the engine's clock: a log that grew is activity (stamped with
+// the engine's clock, so the stale check never mixes a file's time with the
+// engine's), and for profiles that learn from the log, its new lines are read
+// for the session id and the result line. One stat per running agent per
+// tick; nothing per agent between ticks.
+func (e *Engine) startPoller() {
+	t := e.clock.NewTicker(e.cfg.LogPoll)
+	e.poller = t
+	e.goTask(func() {
+		defer t.Stop()
+		for {
+			select {
+			case <-e.ctx.Done():
+				return
+			case <-t.Chan():
+				e.pollLogs()
+			}
 		}
+	})
+}
+
+// pollLogs looks at every watched run's log once.
+func (e *Engine) pollLogs() {
+	e.mu.Lock()
+	type pair struct {
+		a  *agent
+		rn *run
+	}
+	runs := make([]pair, 0, len(e.live))
+	for rn, a := range e.live {
+		runs = append(runs, pair{a, rn})
+	}
+	e.mu.Unlock()
+	for _, r := range runs {
+		e.pollRun(r.a, r.rn)
 	}
 }
 
+// PollLogsNow runs the log poller's pass at once (for tests and tools that
+// drive the engine's clock by hand).
+func (e *Engine) PollLogsNow() { e.pollLogs() }
+
+// pollRun stamps activity if the run's log changed size, and reads the
+// lines the scanner has not read yet. Without a.mu.
+func (e *Engine) pollRun(a *agent, rn *run) {
+	size := fileSize(rn.logPath)
+	rn.scanMu.Lock()
+	if size != rn.logSize {
+		rn.logSize = size
+		rn.lastActivity = e.clock.Now()
+	}
+	unread := rn.scanner != nil && rn.logOff != size
+	rn.scanMu.Unlock()
+	if unread {
+		e.scanLog(a, rn)
+	}
+}
+
+// lastActivityTime is the last growth seen (engine clock).
+func (rn *run) lastActivityTime() time.Time {
+	rn.scanMu.Lock()
+	defer rn.scanMu.Unlock()
+	return rn.lastActivity
+}
+
 // scanLog feeds the run's new log bytes to its scanner and acts on what it
-// finds. Without a.mu; it takes it to write.
+// finds: a session id is stored at once (so resume works even if the log is
+// lost later), and a result line arms the result grace (the CLI is known to
+// stay alive after its result). Without a.mu; it takes it to write.
 func (e *Engine) scanLog(a *agent, rn *run) {
-	a.mu.Lock()
-	path := a.rec.LogPath
-	a.mu.Unlock()
-	sid, res := rn.scan(path)
+	sid, res := rn.scan()
 	if sid == "" && res == nil {
 		return
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.run != rn {
+	if a.run != rn || a.gone() {
 		return
 	}
 	if sid != "" && sid != a.rec.SessionID {
@@ -52,41 +98,28 @@ func (e *Engine) scanLog(a *agent, rn *run) {
 	}
 	if res != nil && rn.resultTimer == nil && a.rec.Status == lifecycle.Running {
 		grace := secs(e.settingsOf(a.rec.ProjectID).ResultGraceSec)
-		rn.resultTimer = e.clock.AfterFunc(grace, func() { e.onResultGrace(a, rn) })
+		rn.resultTimer = e.after(a.life, grace, func() { e.onResultGrace(a, rn) })
 	}
 }
 
 // scan reads the bytes appended since the last scan (at most the last
-// TailBytes of them) and returns a new session id and result line, if any.
-func (rn *run) scan(path string) (string, *loganalysis.Claude) {
+// TailBytes of them) and returns the latest session id and a new result
+// line, if any.
+func (rn *run) scan() (string, *loganalysis.Claude) {
 	rn.scanMu.Lock()
 	defer rn.scanMu.Unlock()
 	if rn.scanner == nil {
 		return "", nil
 	}
-	f, err := os.Open(path)
-	if err != nil {
+	c, err := logtail.Since(rn.logPath, rn.logOff, loganalysis.TailBytes, true)
+	if err != nil || len(c.Data) == 0 && !c.Reset {
 		return "", nil
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || fi.Size() <= rn.logOff {
-		return "", nil
-	}
-	from := rn.logOff
-	if fi.Size()-from > loganalysis.TailBytes {
-		from = fi.Size() - loganalysis.TailBytes
-	}
-	buf := make([]byte, fi.Size()-from)
-	n, err := f.ReadAt(buf, from)
-	if err != nil && err != io.EOF {
-		return "", nil
-	}
-	if from > rn.logOff {
+	if c.Skipped || c.Reset && c.Start > 0 {
 		rn.scanner.SkipToNextLine() // more was written than we read: start at a line
 	}
-	rn.logOff = from + int64(n)
-	sid, res := rn.scanner.Feed(buf[:n])
+	rn.logOff = c.Next
+	sid, res := rn.scanner.Feed(c.Data)
 	// The scanner's result is the current run's: a later init clears it.
 	rn.result = rn.scanner.Result()
 	return sid, res
@@ -96,17 +129,17 @@ func (rn *run) scan(path string) (string, *loganalysis.Claude) {
 // the grace. Its group is stopped and the run counts by the result line.
 func (e *Engine) onResultGrace(a *agent, rn *run) {
 	a.mu.Lock()
-	if a.run != rn || a.rec.Status != lifecycle.Running || rn.forced != nil {
+	if a.run != rn || a.rec.Status != lifecycle.Running || rn.forced != nil || a.gone() {
 		a.mu.Unlock()
 		return
 	}
 	rn.forced = resultOutcome(rn.result)
 	grace := secs(a.rec.GraceSec)
 	e.appendEvent(a.rec.ProjectID, store.Event{Time: e.clock.Now().UTC(), Event: "result-grace:stop", AgentID: a.rec.ID,
-		Data: map[string]any{"pid": rn.pid}})
+		Data: map[string]any{"pid": rn.pid()}})
 	e.log.Info().Str("agent", a.rec.ID).Msg("alive after its result line; stopping its group")
 	a.mu.Unlock()
-	e.terminate(rn, time.Now().Add(grace))
+	rn.p.Terminate(e.ctx, []proc.Step{{Signal: syscall.SIGTERM, Wait: grace}}, nil)
 }
 
 // resultOutcome is the status a result line gives a run.

@@ -402,7 +402,7 @@ func TestStopAllAndRemove(t *testing.T) {
 
 func TestProcessStopFailedWhenGroupOutlivesKill(t *testing.T) {
 	h := newHarness(t, func(c *Config) { c.KillConfirm = 100 * time.Millisecond })
-	h.e.groupAlive = func(int, bool) bool { return true } // a group that outlives SIGKILL
+	h.e.runner.GroupAlive = func(int, bool) bool { return true } // a group that outlives SIGKILL
 	h.create(withID("a", sh(`trap "" TERM; exec sleep 300`)))
 	h.start("a")
 	g := 50 * time.Millisecond
@@ -451,31 +451,6 @@ func TestProjects(t *testing.T) {
 	e2 := h.engine()
 	if ps := e2.Projects(); len(ps) != 1 || ps[0].ID != h.project.ID || ps[0].Path != h.project.Path {
 		t.Fatalf("projects after restart: %+v", ps)
-	}
-}
-
-func TestLogTail(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, "log")
-	var b strings.Builder
-	for i := 1; i <= 100000; i++ {
-		b.WriteString("line " + strconv.Itoa(i) + "\n")
-	}
-	os.WriteFile(p, []byte(b.String()), 0o600)
-	got, err := tailLines(p, 3, 1<<20)
-	if err != nil || string(got) != "line 99998\nline 99999\nline 100000\n" {
-		t.Fatalf("tail 3: %q %v", got, err)
-	}
-	os.WriteFile(p, []byte("a\nb"), 0o600)
-	if got, _ := tailLines(p, 5, 1<<20); string(got) != "a\nb" {
-		t.Fatalf("short file: %q", got)
-	}
-	if got, _ := tailLines(p, 1, 1<<20); string(got) != "b" {
-		t.Fatalf("no final newline: %q", got)
-	}
-	os.WriteFile(p, nil, 0o600)
-	if got, _ := tailLines(p, 5, 1<<20); len(got) != 0 {
-		t.Fatalf("empty: %q", got)
 	}
 }
 

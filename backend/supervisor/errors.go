@@ -67,3 +67,15 @@ func errStartFailed(id string, reason any) error {
 func errStopFailed(id string, reason any) error {
 	return newErr(ErrStopFailed, "Failed to stop process '%s': %v", id, reason)
 }
+
+func errGone(id string) error {
+	return newErr(ErrNotFound, "Process '%s' not found (it was removed, or the engine is closing)", id)
+}
+
+func errProjectNotFound(id string) error {
+	return newErr(ErrProjectNotFound, "Project '%s' not found", id)
+}
+
+func errClosing() error {
+	return newErr(ErrStopFailed, "Shepherd is closing; the stop will be finished when it starts again")
+}

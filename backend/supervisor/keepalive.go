@@ -33,7 +33,7 @@ func wantsRestart(r *store.Record) bool {
 // count and the restart time are persisted, so a crash loop keeps its
 // backoff across engine restarts. a.mu is held.
 func (e *Engine) scheduleRestart(a *agent) bool {
-	if !wantsRestart(a.rec) || a.restartTimer != nil {
+	if !wantsRestart(a.rec) || a.restartTimer != nil || a.gone() {
 		return false
 	}
 	now := e.clock.Now().UTC()
@@ -55,7 +55,9 @@ func (e *Engine) scheduleRestart(a *agent) bool {
 		at = &next
 	}
 	delay := max(at.Sub(now), 0)
-	a.restartTimer = e.clock.AfterFunc(delay, func() { e.keepAliveRestart(a) })
+	a.restartGen++
+	gen := a.restartGen
+	a.restartTimer = e.after(a.life, delay, func() { e.keepAliveRestart(a, gen) })
 	e.appendEvent(a.rec.ProjectID, store.Event{Time: now, Event: "keep-alive:scheduled", AgentID: a.rec.ID,
 		Data: map[string]any{"at": at, "failures": a.rec.RestartFailureCount}})
 	return true
@@ -66,11 +68,14 @@ func ranStable(r *store.Record) bool {
 	return r.StartedAt != nil && r.StoppedAt != nil && r.StoppedAt.Sub(*r.StartedAt) >= stableRunTime
 }
 
-func (e *Engine) keepAliveRestart(a *agent) {
+func (e *Engine) keepAliveRestart(a *agent, gen int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if gen != a.restartGen {
+		return // cancelled (or re-armed) after this timer fired
+	}
 	a.restartTimer = nil
-	if !wantsRestart(a.rec) {
+	if !wantsRestart(a.rec) || a.gone() {
 		return
 	}
 	err := e.startLocked(a, a.rec.Args, "keep-alive restart", func(r *store.Record) {
@@ -89,6 +94,7 @@ func (e *Engine) cancelRestart(a *agent) {
 	if a.restartTimer != nil {
 		a.restartTimer.Stop()
 		a.restartTimer = nil
+		a.restartGen++
 	}
 }
 
@@ -98,7 +104,7 @@ func (e *Engine) armStable(a *agent, rn *run) {
 	if !a.rec.KeepAlive || a.rec.RestartFailureCount == 0 {
 		return
 	}
-	rn.stable = e.clock.AfterFunc(stableRunTime, func() {
+	rn.stable = e.after(a.life, stableRunTime, func() {
 		a.mu.Lock()
 		defer a.mu.Unlock()
 		if a.run == rn && a.rec.Status == lifecycle.Running && a.rec.RestartFailureCount != 0 {

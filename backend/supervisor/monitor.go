@@ -1,77 +1,127 @@
 package supervisor
 
 import (
-	"context"
-	"os"
+	"sync"
 	"syscall"
 	"time"
+
+	"github.com/jonboulle/clockwork"
 
 	"shepherd/backend/lifecycle"
 	"shepherd/backend/procid"
 	"shepherd/backend/store"
 )
 
-// monitor runs a selected project's watchdog (layer 3) and stale check on
-// the engine's clock. Switching projects stops it; agents keep running.
+// monitor is a loaded project's watchdog (layer 3) and stale check: two
+// timers on the engine's clock, re-armed after each pass with the project's
+// current intervals. It costs no goroutine between passes, and a pass only
+// looks: what it finds is handed to recovery tasks, so a slow recovery never
+// delays a check.
 type monitor struct {
-	cancel context.CancelFunc
-	done   chan struct{}
+	mu       sync.Mutex
+	stopped  bool
+	watchdog clockwork.Timer
+	stale    clockwork.Timer
 }
 
 func secs(n int) time.Duration { return time.Duration(n) * time.Second }
 
-// startMonitor starts p's tickers with its current settings. p.mu is not held.
+// startMonitor starts p's timers with its current settings. p.mu is not held.
 func (e *Engine) startMonitor(p *project) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.monitor != nil || e.ctx.Err() != nil {
 		return
 	}
-	ctx, cancel := context.WithCancel(e.ctx)
-	m := &monitor{cancel: cancel, done: make(chan struct{})}
+	m := &monitor{}
 	p.monitor = m
 	s := p.settings
-	wd := e.clock.NewTicker(secs(s.WatchdogIntervalSec))
-	st := e.clock.NewTicker(secs(s.StaleCheckIntervalSec))
-	go func() {
-		defer close(m.done)
-		defer wd.Stop()
-		defer st.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-wd.Chan():
-				e.watchdog(p)
-			case <-st.Chan():
-				e.staleCheck(p)
-			}
-		}
-	}()
-	e.log.Info().Str("project", p.info.ID).Int("watchdogSec", s.WatchdogIntervalSec).
+	m.mu.Lock()
+	m.watchdog = e.after(e.ctx, secs(s.WatchdogIntervalSec), func() { e.monitorPass(p, m, true) })
+	m.stale = e.after(e.ctx, secs(s.StaleCheckIntervalSec), func() { e.monitorPass(p, m, false) })
+	m.mu.Unlock()
+	e.log.Debug().Str("project", p.info.ID).Int("watchdogSec", s.WatchdogIntervalSec).
 		Int("staleCheckSec", s.StaleCheckIntervalSec).Int("staleThresholdSec", s.StaleThresholdSec).Msg("monitoring started")
 }
 
-// stopMonitor stops p's tickers and waits for a tick under way to end.
-func (e *Engine) stopMonitor(p *project) {
+// monitorPass runs one watchdog pass or stale check and arms the next.
+func (e *Engine) monitorPass(p *project, m *monitor, watchdog bool) {
+	m.mu.Lock()
+	stopped := m.stopped
+	m.mu.Unlock()
+	if stopped {
+		return
+	}
+	if watchdog {
+		e.watchdog(p)
+	} else {
+		e.staleCheck(p)
+	}
+	s := e.settingsOf(p.info.ID)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.stopped {
+		return
+	}
+	if watchdog {
+		m.watchdog = e.after(e.ctx, secs(s.WatchdogIntervalSec), func() { e.monitorPass(p, m, true) })
+	} else {
+		m.stale = e.after(e.ctx, secs(s.StaleCheckIntervalSec), func() { e.monitorPass(p, m, false) })
+	}
+}
+
+// stopMonitor stops p's timers. It does not wait: a pass under way ends by
+// itself and arms nothing.
+func (p *project) stopMonitor() {
 	p.mu.Lock()
 	m := p.monitor
 	p.monitor = nil
 	p.mu.Unlock()
-	if m != nil {
-		m.cancel()
-		<-m.done
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.stopped = true
+	for _, t := range []clockwork.Timer{m.watchdog, m.stale} {
+		if t != nil {
+			t.Stop()
+		}
 	}
 }
 
-// restartMonitor applies changed settings to a running monitor.
+// restartMonitor applies changed intervals to a running monitor.
 func (e *Engine) restartMonitor(p *project) {
 	p.mu.Lock()
 	running := p.monitor != nil
 	p.mu.Unlock()
 	if running {
-		e.stopMonitor(p)
+		p.stopMonitor()
 		e.startMonitor(p)
+	}
+}
+
+// recover runs f as a recovery of a: one at a time per agent (a.recovering),
+// a few at a time for the engine (recoverySlots), off the monitor's timers.
+// a.mu is held.
+func (e *Engine) recover(a *agent, f func()) {
+	a.recovering = true
+	ok := e.goTask(func() {
+		defer func() {
+			a.mu.Lock()
+			a.recovering = false
+			a.mu.Unlock()
+		}()
+		select {
+		case e.recoverySlots <- struct{}{}:
+		case <-e.ctx.Done():
+			return
+		}
+		defer func() { <-e.recoverySlots }()
+		f()
+	})
+	if !ok {
+		a.recovering = false
 	}
 }
 
@@ -84,19 +134,24 @@ func (e *Engine) watchdog(p *project) {
 		a.mu.Lock()
 		r, rn := a.rec, a.run
 		switch {
+		case a.gone() || a.recovering:
 		case r.Status == lifecycle.Running && rn != nil:
-			if procid.Compare(rn.pid, rn.startTime) != procid.Gone || a.recovering {
-				a.mu.Unlock()
-				continue
+			// A process seen gone on two passes in a row, its end still not
+			// recorded, was missed by layer 1 (which records an end within
+			// milliseconds): the first sighting gives layer 1 the interval.
+			switch gone := procid.Compare(rn.pid(), rn.p.StartTime) == procid.Gone; {
+			case !gone:
+				rn.suspect = false
+			case !rn.suspect:
+				rn.suspect = true
+			default:
+				e.recover(a, func() { e.orphaned(a, rn) })
 			}
-			a.mu.Unlock()
-			e.orphaned(a, rn)
-			continue
 		case r.Status.Terminal() && r.PID > 0 && rn == nil:
 			if procid.Compare(r.PID, r.ProcessStartTime) == procid.Same {
 				e.log.Warn().Str("project", r.ProjectID).Str("agent", r.ID).Int("pid", r.PID).
 					Str("status", string(r.Status)).Msg("watchdog: process alive for a terminal agent; killing its group")
-				_ = signalGroup(r.PID, syscall.SIGKILL)
+				_ = procid.SignalGroup(r.PID, syscall.SIGKILL)
 				e.appendEvent(r.ProjectID, store.Event{Time: e.clock.Now().UTC(), Event: "watchdog:kill", AgentID: r.ID,
 					Data: map[string]any{"pid": r.PID, "status": r.Status}})
 			}
@@ -106,33 +161,25 @@ func (e *Engine) watchdog(p *project) {
 }
 
 // orphaned handles a run whose process vanished without layer 1 seeing it.
-// Layer 1 gets a moment first: if it handles the exit, nothing is done twice.
+// The shim may have recorded how it ended: the status follows that.
 func (e *Engine) orphaned(a *agent, rn *run) {
-	select {
-	case <-rn.exited:
-		return
-	case <-time.After(200 * time.Millisecond):
-	}
+	st := e.runner.AwaitExit(e.ctx, rn.p.Identity)
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.run != rn || a.rec.Status != lifecycle.Running || a.recovering {
+	if a.run != rn || a.rec.Status != lifecycle.Running || a.gone() {
 		return
 	}
-	st, _ := store.ReadExit(e.st.ExitPath(a.rec.ProjectID, a.rec.ID))
-	if st != nil && st.PID != rn.pid {
-		st = nil
-	}
-	e.log.Warn().Str("project", a.rec.ProjectID).Str("agent", a.rec.ID).Int("pid", rn.pid).Msg("watchdog: agent process gone; orphaned")
-	stopTimers(rn)
-	a.run = nil
+	e.log.Warn().Str("project", a.rec.ProjectID).Str("agent", a.rec.ID).Int("pid", rn.pid()).Msg("watchdog: agent process gone; orphaned")
 	now := e.clock.Now().UTC()
 	if err := e.apply(a, lifecycle.Interrupted, "watchdog", func(r *store.Record) {
 		r.ExitReason = lifecycle.ReasonOrphaned
 		r.Error = "Process vanished without Shepherd seeing its exit (detected by watchdog)"
+		r.LastActivityAt = rn.activityAt()
 		setExit(r, st, now)
 	}); err != nil {
 		return
 	}
+	e.endRun(a, rn)
 	if st != nil {
 		// The shim recorded how it ended: the status follows that.
 		if o := exitOutcome(st); o.status != lifecycle.Interrupted {
@@ -145,24 +192,25 @@ func (e *Engine) orphaned(a *agent, rn *run) {
 	e.recoverDead(a, st)
 }
 
-// staleCheck finds running agents whose log has not grown for the threshold.
+// staleCheck finds running agents whose log has not grown for the
+// threshold and hands them to recovery.
 func (e *Engine) staleCheck(p *project) {
-	p.mu.Lock()
-	threshold := secs(p.settings.StaleThresholdSec)
-	p.mu.Unlock()
-	now := e.clock.Now()
+	threshold := secs(e.settingsOf(p.info.ID).StaleThresholdSec)
 	for _, a := range p.list() {
 		a.mu.Lock()
 		r, rn := a.rec, a.run
-		if r.Status != lifecycle.Running || rn == nil || a.recovering || !staleChecked(r) {
+		if r.Status != lifecycle.Running || rn == nil || a.recovering || a.gone() || !staleChecked(r) {
 			a.mu.Unlock()
 			continue
 		}
-		last := lastActivity(r)
 		a.mu.Unlock()
-		if now.Sub(last) >= threshold {
-			e.recoverStale(a, rn, now.Sub(last))
+		e.pollRun(a, rn) // judge by the log as it is now
+		a.mu.Lock()
+		silent := e.clock.Since(rn.lastActivityTime())
+		if a.run == rn && !a.recovering && silent >= threshold {
+			e.recover(a, func() { e.recoverStale(a, rn, silent) })
 		}
+		a.mu.Unlock()
 	}
 }
 
@@ -175,19 +223,7 @@ func staleChecked(r *store.Record) bool {
 	return r.Profile == store.ProfileClaudeJSON
 }
 
-// lastActivity is the last growth of the log, or the start of the run.
-func lastActivity(r *store.Record) time.Time {
-	var t time.Time
-	if r.StartedAt != nil {
-		t = *r.StartedAt
-	}
-	if fi, err := os.Stat(r.LogPath); err == nil && fi.ModTime().After(t) {
-		t = fi.ModTime()
-	}
-	return t
-}
-
-// WatchdogNow runs one watchdog pass over a project at once (the ticker's
+// WatchdogNow runs one watchdog pass over a project at once (the timer's
 // work, for `bench/` and diagnostics).
 func (e *Engine) WatchdogNow(projectID string) error {
 	p, err := e.project(projectID)

@@ -8,7 +8,9 @@ import (
 	"shepherd/backend/lifecycle"
 	"shepherd/backend/loganalysis"
 	"shepherd/backend/notify"
+	"shepherd/backend/proc"
 	"shepherd/backend/recovery"
+	"shepherd/backend/shim"
 	"shepherd/backend/store"
 )
 
@@ -55,8 +57,8 @@ func (e *Engine) recoveryEvent(a *agent, found string, res loganalysis.Result, a
 // recoverDead runs log analysis and recovery for an agent found dead
 // without the engine seeing its exit (at project load, by the watchdog).
 // st is the exit status the shim recorded, if any. a.mu is held.
-func (e *Engine) recoverDead(a *agent, st *store.ExitStatus) recovery.Action {
-	if a.rec.Status.Live() || a.rec.Status == lifecycle.Stopped || a.recovering {
+func (e *Engine) recoverDead(a *agent, st *shim.ExitStatus) recovery.Action {
+	if a.rec.Status.Live() || a.rec.Status == lifecycle.Stopped || a.gone() {
 		return "" // a stop that completed while the engine was away is not a death
 	}
 	res := e.analyze(a)
@@ -129,19 +131,14 @@ func (e *Engine) resumeLimit(a *agent, s Settings) {
 }
 
 // recoverStale runs log analysis and recovery for a running agent that has
-// been silent past the threshold.
+// been silent past the threshold. It runs as a recovery task (a.recovering
+// is set), without a.mu.
 func (e *Engine) recoverStale(a *agent, rn *run, silent time.Duration) {
 	a.mu.Lock()
-	if a.run != rn || a.rec.Status != lifecycle.Running || a.recovering {
+	if a.run != rn || a.rec.Status != lifecycle.Running || a.gone() {
 		a.mu.Unlock()
 		return
 	}
-	a.recovering = true
-	defer func() {
-		a.mu.Lock()
-		a.recovering = false
-		a.mu.Unlock()
-	}()
 	res := e.analyze(a)
 	s := e.settingsOf(a.rec.ProjectID)
 	act := recovery.Decide(recovery.Input{Found: recovery.FoundStale, Verdict: res.Verdict,
@@ -150,18 +147,21 @@ func (e *Engine) recoverStale(a *agent, rn *run, silent time.Duration) {
 	e.recoveryEvent(a, "stale", res, act)
 	grace := secs(a.rec.GraceSec)
 	id := a.rec.ID
+	term := []proc.Step{{Signal: syscall.SIGTERM, Wait: grace}}
 	switch act {
 	case recovery.MarkCompleted:
 		rn.forced = &outcome{lifecycle.Completed, lifecycle.ReasonStale, ""}
 		a.mu.Unlock()
-		e.terminate(rn, time.Now().Add(grace))
+		rn.p.Terminate(e.ctx, term, nil)
 		return
 	case recovery.MarkFailed:
 		rn.forced = &outcome{lifecycle.Failed, lifecycle.ReasonStale, "The log ends in an error: " + res.Line}
 		a.mu.Unlock()
-		if e.terminate(rn, time.Now().Add(grace)) {
+		if _, gone := rn.p.Terminate(e.ctx, term, nil); gone && e.waitHandled(rn) {
 			a.mu.Lock()
-			e.notifyFailed(a, s)
+			if !a.gone() {
+				e.notifyFailed(a, s)
+			}
 			a.mu.Unlock()
 		}
 		return
@@ -171,13 +171,16 @@ func (e *Engine) recoverStale(a *agent, rn *run, silent time.Duration) {
 		rn.forced = &outcome{lifecycle.Interrupted, lifecycle.ReasonStale,
 			fmt.Sprintf("Silent for %s; killed", silent.Round(time.Second))}
 		a.mu.Unlock()
-		_ = signalGroup(rn.pid, syscall.SIGKILL)
-		if !e.waitGone(rn, e.cfg.KillConfirm) {
-			e.log.Error().Str("agent", id).Msg("stale agent survived SIGKILL; not resumed")
+		if !rn.p.Kill(e.ctx, nil) || !e.waitHandled(rn) {
+			if e.ctx.Err() == nil {
+				e.log.Error().Str("agent", id).Msg("stale agent survived SIGKILL; not resumed")
+			}
 			return
 		}
 		a.mu.Lock()
-		if a.rec.Status == lifecycle.Interrupted { // the kill was recorded (forced outcome), not a user stop
+		// The kill was recorded (the forced outcome), not a user stop; and
+		// the agent is still there (a remove ends its lifetime).
+		if a.rec.Status == lifecycle.Interrupted && a.rec.ExitReason == lifecycle.ReasonStale && !a.gone() {
 			if act == recovery.Resume {
 				e.autoResume(a, s)
 			} else {
@@ -198,13 +201,18 @@ func (e *Engine) recoverStale(a *agent, rn *run, silent time.Duration) {
 	a.mu.Unlock()
 }
 
-// terminate ends a run's process group: TERM, then KILL at graceEnd, and
-// reports whether the group is gone. Without a.mu.
-func (e *Engine) terminate(rn *run, graceEnd time.Time) bool {
-	_ = signalGroup(rn.pid, syscall.SIGTERM)
-	if e.waitGone(rn, time.Until(graceEnd)) {
+// waitHandled waits for the end of a run whose process is gone to be
+// recorded (layer 1 does it within moments of the exit), at most
+// KillConfirm.
+func (e *Engine) waitHandled(rn *run) bool {
+	t := e.clock.NewTimer(e.cfg.KillConfirm)
+	defer t.Stop()
+	select {
+	case <-rn.handled:
 		return true
+	case <-t.Chan():
+		return false
+	case <-e.ctx.Done():
+		return false
 	}
-	_ = signalGroup(rn.pid, syscall.SIGKILL)
-	return e.waitGone(rn, e.cfg.KillConfirm)
 }

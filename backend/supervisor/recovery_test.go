@@ -84,7 +84,10 @@ func (h *claudeHarness) invocations() []invocation {
 // the log while it runs.
 func (h *claudeHarness) waitSession(id, want string) {
 	h.t.Helper()
-	waitFor(h.t, "session id "+want, 5*time.Second, func() bool { return h.get(id).SessionID == want })
+	waitFor(h.t, "session id "+want, 5*time.Second, func() bool {
+		h.e.PollLogsNow() // the poller runs on the fake clock
+		return h.get(id).SessionID == want
+	})
 }
 
 // goStale moves the fake clock past the stale threshold, one tick at a time
@@ -288,12 +291,18 @@ func TestWatchdogFindsOrphanOnce(t *testing.T) {
 	r = h.start("blind")
 	_, a, _ := h.e.agent(h.project.ID, "blind")
 	a.mu.Lock()
-	blind := &run{pid: a.run.pid, startTime: a.run.startTime, exited: make(chan struct{})}
+	blind := newRun(h.e.runner.Attach(a.run.p.Identity))
 	a.run = blind
 	a.mu.Unlock()
 	syscall.Kill(r.PID, syscall.SIGKILL)
 	waitFor(t, "process gone", 3*time.Second, func() bool { return !procid.Alive(r.PID) })
-	h.clk.Advance(30 * time.Second)
+	// The first pass that finds it gone leaves layer 1 the interval; the
+	// second records it.
+	h.e.WatchdogNow(h.project.ID)
+	if r := h.get("blind"); r.Status != lifecycle.Running {
+		t.Fatalf("orphaned on the first sighting: %s", r.Status)
+	}
+	h.e.WatchdogNow(h.project.ID)
 	got := h.waitStatus("blind", lifecycle.Failed, 5*time.Second)
 	if got.ExitReason != lifecycle.ReasonOrphaned || got.Signal != "SIGKILL" {
 		t.Fatalf("orphan: %s %q", got.ExitReason, got.Signal)
@@ -312,12 +321,13 @@ func TestWatchdogFindsOrphanOnce(t *testing.T) {
 	r = h.start("lost")
 	_, a, _ = h.e.agent(h.project.ID, "lost")
 	a.mu.Lock()
-	a.run = &run{pid: a.run.pid, startTime: a.run.startTime, exited: make(chan struct{})}
+	a.run = newRun(h.e.runner.Attach(a.run.p.Identity))
 	a.mu.Unlock()
 	syscall.Kill(r.ShimPID, syscall.SIGKILL)
 	syscall.Kill(r.PID, syscall.SIGKILL)
 	waitFor(t, "process gone", 3*time.Second, func() bool { return !procid.Alive(r.PID) })
-	h.clk.Advance(30 * time.Second)
+	h.e.WatchdogNow(h.project.ID)
+	h.e.WatchdogNow(h.project.ID)
 	got = h.waitStatus("lost", lifecycle.Interrupted, 5*time.Second)
 	if got.ExitReason != lifecycle.ReasonOrphaned || !strings.Contains(got.Error, "detected by watchdog") {
 		t.Fatalf("orphan: %s %q", got.ExitReason, got.Error)
@@ -406,11 +416,12 @@ func TestManualResume(t *testing.T) {
 	}
 }
 
-// Switching projects stops the old project's tickers; its agents keep
-// running and are left alone.
-func TestProjectSwitchStopsOldTickers(t *testing.T) {
+// Every loaded project is watched, not only the one on screen: an agent
+// that hangs in a project the user is not looking at is found stale and
+// resumed.
+func TestUnselectedProjectIsWatched(t *testing.T) {
 	h := newClaudeHarness(t)
-	first := h.claude("a", "silent", "success")
+	h.claude("a", "silent", "success")
 	h.waitSession("a", "sess-1")
 	other, _, err := h.e.AddProject(t.TempDir(), "other")
 	if err != nil {
@@ -420,20 +431,13 @@ func TestProjectSwitchStopsOldTickers(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.goStale()
-	h.clk.Advance(31 * time.Second)
-	time.Sleep(300 * time.Millisecond)
-	if r := h.get("a"); r.Status != lifecycle.Running || r.PID != first.PID || !procid.Alive(first.PID) {
-		t.Fatalf("agent of the unselected project touched: %s pid %d", r.Status, r.PID)
+	r := h.waitStatus("a", lifecycle.Completed, 10*time.Second)
+	if r.AutoResumeCount != 1 {
+		t.Fatalf("autoResumeCount %d", r.AutoResumeCount)
 	}
-	if strings.Contains(h.events(), `"event":"recovery"`) {
-		t.Fatal("recovery ran for an unselected project")
+	if inv := h.invocations(); len(inv) != 2 || inv[1].Resume != "sess-1" {
+		t.Fatalf("invocations %+v", inv)
 	}
-	// Selecting it again starts its tickers again.
-	if _, err := h.e.SelectProject(context.Background(), h.project.ID); err != nil {
-		t.Fatal(err)
-	}
-	h.goStale()
-	h.waitStatus("a", lifecycle.Completed, 10*time.Second)
 }
 
 // The watchdog and the stale check firing together never resume twice.

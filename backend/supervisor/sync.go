@@ -4,44 +4,41 @@ import (
 	"context"
 	"fmt"
 	"sync"
-	"time"
 
 	"shepherd/backend/lifecycle"
 	"shepherd/backend/loganalysis"
+	"shepherd/backend/proc"
 	"shepherd/backend/procid"
+	"shepherd/backend/shim"
 	"shepherd/backend/store"
 )
 
-// SelectProject makes a project the selected one and runs the load-time
-// sanity check over its agents, returning what it found.
+// SelectProject makes a project the one the window shows. It loads the
+// project if that was not done yet, checks its live agents against reality
+// again, and reports what the load and the check found that no select has
+// reported yet (project:synced). Every loaded project is watched whether or
+// not it is selected.
 func (e *Engine) SelectProject(ctx context.Context, id string) (*SyncSummary, error) {
 	e.mu.Lock()
 	p, ok := e.projects[id]
 	e.mu.Unlock()
 	if !ok {
-		return nil, newErr(ErrProjectNotFound, "Project '%s' not found", id)
+		return nil, errProjectNotFound(id)
 	}
-	sum, err := e.load(p, true)
-	if err != nil {
+	if _, err := e.ensureLoaded(p); err != nil {
 		return nil, err
 	}
+	sum := e.check(p, true)
 	e.mu.Lock()
-	prev := e.projects[e.selected]
 	e.selected = id
 	e.mu.Unlock()
-	// Switching stops the old project's tickers (its agents keep running
-	// and keep being watched for their exits) and starts the new one's.
-	if prev != nil && prev != p {
-		e.stopMonitor(prev)
-	}
-	e.startMonitor(p)
+	e.emit(EventProjectSynced, sum)
 	return sum, nil
 }
 
 // LoadAll loads every known project: its records are checked against
-// reality and its agents watched for their exits (the selected project also
-// gets the watchdog and stale tickers). The app and `serve` call it at start
-// so that no project's agents go unwatched until the user opens it.
+// reality and its agents watched. The app and `serve` call it at start so
+// that no project's agents go unwatched until the user opens it.
 func (e *Engine) LoadAll() {
 	for _, info := range e.Projects() {
 		if e.ctx.Err() != nil {
@@ -53,38 +50,91 @@ func (e *Engine) LoadAll() {
 	}
 }
 
-// load reads a project's records (once) and syncs every agent with reality.
-// What a load found that no select has reported yet (the project was loaded
-// at start or by an API call) is kept, and the next select reports it: the
-// user opening a project learns that two agents exited while the app was
-// closed even though the engine noticed it earlier.
-func (e *Engine) load(p *project, selecting bool) (*SyncSummary, error) {
+// ensureLoaded loads a project once: its records are read, every agent is
+// synced with reality, and its monitor starts. Concurrent callers share one
+// load (single flight). It returns the load's summary to the caller that ran
+// it, nil to the others.
+func (e *Engine) ensureLoaded(p *project) (*SyncSummary, error) {
 	p.mu.Lock()
-	first := !p.loaded
-	if !p.loaded {
-		recs, bad, err := e.st.LoadRecords(p.info.ID, e.clock.Now())
-		if err != nil {
-			p.mu.Unlock()
-			return nil, err
-		}
-		for _, r := range recs {
-			p.agents[r.ID] = &agent{rec: r}
-		}
-		p.settings = e.loadSettings(p.info.ID)
-		for _, c := range bad {
-			cr := CorruptRecord{AgentID: c.AgentID, MovedTo: c.MovedTo, Problem: c.Err.Error()}
-			p.corrupt = append(p.corrupt, cr)
-			e.log.Error().Str("project", p.info.ID).Str("agent", c.AgentID).Str("movedTo", c.MovedTo).
-				Err(c.Err).Msg("corrupt record moved aside")
-			e.appendEvent(p.info.ID, store.Event{Time: e.clock.Now().UTC(), Event: "record:corrupt", AgentID: c.AgentID,
-				Reason: c.Err.Error(), Data: map[string]any{"movedTo": c.MovedTo}})
-		}
-		p.loaded = true
+	if p.loaded {
+		p.mu.Unlock()
+		return nil, nil
 	}
-	corrupt := append([]CorruptRecord(nil), p.corrupt...)
+	if ch := p.loading; ch != nil {
+		p.mu.Unlock()
+		<-ch
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return nil, p.loadErr
+	}
+	ch := make(chan struct{})
+	p.loading = ch
 	p.mu.Unlock()
 
-	sum := &SyncSummary{ProjectID: p.info.ID, Counts: map[string]int{}, Corrupt: corrupt}
+	sum, err := e.load(p)
+
+	p.mu.Lock()
+	p.loading, p.loadErr = nil, err
+	p.loaded = err == nil
+	p.mu.Unlock()
+	close(ch)
+	if err == nil {
+		e.startMonitor(p)
+	}
+	return sum, err
+}
+
+// load reads a project's records and syncs every agent with reality. What
+// it finds is kept for the next select to report: the user opening a project
+// learns that two agents exited while the app was closed even though the
+// engine noticed it earlier.
+func (e *Engine) load(p *project) (*SyncSummary, error) {
+	recs, bad, err := e.st.LoadRecords(p.info.ID, e.clock.Now())
+	if err != nil {
+		return nil, err
+	}
+	settings := e.loadSettings(p.info.ID)
+	p.mu.Lock()
+	for _, r := range recs {
+		p.agents[r.ID] = e.newAgent(r)
+	}
+	p.settings = settings
+	for _, c := range bad {
+		cr := CorruptRecord{AgentID: c.AgentID, MovedTo: c.MovedTo, Problem: c.Err.Error()}
+		p.corrupt = append(p.corrupt, cr)
+		e.log.Error().Str("project", p.info.ID).Str("agent", c.AgentID).Str("movedTo", c.MovedTo).
+			Err(c.Err).Msg("corrupt record moved aside")
+		e.appendEvent(p.info.ID, store.Event{Time: e.clock.Now().UTC(), Event: "record:corrupt", AgentID: c.AgentID,
+			Reason: c.Err.Error(), Data: map[string]any{"movedTo": c.MovedTo}})
+	}
+	p.mu.Unlock()
+
+	sum := e.check(p, false)
+	for _, a := range p.list() {
+		if out, ok := e.autoStart(a); ok {
+			sum.Agents = append(sum.Agents, out)
+			sum.Counts[out.Outcome]++
+			p.mu.Lock()
+			if p.unreported == nil {
+				p.unreported = map[string]AgentOutcome{}
+			}
+			p.unreported[out.AgentID] = out
+			p.mu.Unlock()
+		}
+	}
+	e.appendEvent(p.info.ID, store.Event{Time: e.clock.Now().UTC(), Event: "project:synced",
+		Data: map[string]any{"counts": sum.Counts, "total": sum.Total}})
+	e.log.Info().Str("project", p.info.ID).Int("agents", sum.Total).Interface("counts", sum.Counts).Msg("project synced")
+	return sum, nil
+}
+
+const syncWorkers = 8
+
+// check syncs every agent of a loaded project with reality and runs
+// recovery on those found dead. With report, what earlier checks found and
+// no select reported is merged in (and then counts as reported); without,
+// what this check finds is kept for the next report.
+func (e *Engine) check(p *project, report bool) *SyncSummary {
 	agents := p.list()
 	// Agents are checked a few at a time: most of the work is waiting for
 	// record writes, which overlap.
@@ -105,26 +155,33 @@ func (e *Engine) load(p *project, selecting bool) (*SyncSummary, error) {
 	}
 	close(work)
 	wg.Wait()
+
 	p.mu.Lock()
 	for i, out := range outs {
 		quiet := out.Outcome == OutcomeRunning || out.Outcome == OutcomeUnchanged
 		switch {
-		case !selecting && !quiet:
+		case !report && !quiet:
 			if p.unreported == nil {
 				p.unreported = map[string]AgentOutcome{}
 			}
 			p.unreported[out.AgentID] = out
-		case selecting && quiet:
+		case report && quiet:
 			if old, ok := p.unreported[out.AgentID]; ok {
 				old.Status = out.Status
 				outs[i] = old
 			}
 		}
 	}
-	if selecting {
+	if report {
 		p.unreported = nil
 	}
+	corrupt := append([]CorruptRecord(nil), p.corrupt...)
+	if report {
+		p.corrupt = nil
+	}
 	p.mu.Unlock()
+
+	sum := &SyncSummary{ProjectID: p.info.ID, Counts: map[string]int{}, Corrupt: corrupt}
 	for _, out := range outs {
 		if out.Recovery != "" {
 			sum.Counts["recovery_"+out.Recovery]++
@@ -134,89 +191,83 @@ func (e *Engine) load(p *project, selecting bool) (*SyncSummary, error) {
 	}
 	for _, a := range agents {
 		a.mu.Lock()
-		if e.scheduleRestart(a) {
+		// A report counts every restart pending, also those an earlier load
+		// scheduled.
+		if e.scheduleRestart(a) || report && a.restartTimer != nil {
 			sum.Counts[OutcomeKeepAlive]++
 		}
 		a.mu.Unlock()
-	}
-	for _, a := range agents {
-		if !first {
-			break // auto start is for the engine's first load of a project, not every switch
-		}
-		if out, ok := e.autoStart(a); ok {
-			sum.Agents = append(sum.Agents, out)
-			sum.Counts[out.Outcome]++
-		}
 	}
 	if len(corrupt) > 0 {
 		sum.Counts[OutcomeCorrupt] = len(corrupt)
 	}
 	sum.Total = len(agents)
-	e.appendEvent(p.info.ID, store.Event{Time: e.clock.Now().UTC(), Event: "project:synced",
-		Data: map[string]any{"counts": sum.Counts, "total": sum.Total}})
-	e.log.Info().Str("project", p.info.ID).Int("agents", sum.Total).Interface("counts", sum.Counts).Msg("project synced")
-	e.emit(EventProjectSynced, sum)
-	return sum, nil
+	return sum
 }
-
-const syncWorkers = 8
 
 // syncAndRecover syncs one agent and, if it was found dead, runs log
 // analysis and recovery on it.
 func (e *Engine) syncAndRecover(a *agent) AgentOutcome {
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	out, st := e.syncAgent(a)
 	switch out.Outcome {
 	case OutcomeExitedWhileClosed, OutcomeUnknownExit, OutcomePIDReused, OutcomeOtherBoot:
-		a.mu.Lock()
 		out.Recovery = string(e.recoverDead(a, st))
-		out.Status = string(a.rec.Status)
-		a.mu.Unlock()
 	}
+	out.Status = string(a.rec.Status)
+	out.ExitCode = a.rec.ExitCode
 	return out
 }
 
-// syncAgent makes one record true (SPEC "Project selection").
-func (e *Engine) syncAgent(a *agent) (out AgentOutcome, exit *store.ExitStatus) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+// syncAgent makes one record true (SPEC "Project selection"). a.mu is held.
+func (e *Engine) syncAgent(a *agent) (out AgentOutcome, exit *shim.ExitStatus) {
 	r := a.rec
 	out.AgentID = r.ID
-	defer func() {
-		out.Status = string(a.rec.Status)
-		out.ExitCode = a.rec.ExitCode
-	}()
-	if !r.Status.Live() {
+	switch {
+	case a.gone():
 		out.Outcome = OutcomeUnchanged
 		return out, nil
-	}
-	if a.run != nil {
-		out.Outcome = OutcomeRunning
+	case !r.Status.Live():
+		out.Outcome = OutcomeUnchanged
 		return out, nil
-	}
-	// An engine that died between spawning and recording the pid left the
-	// pid in run.json.
-	if r.Status == lifecycle.Spawning && r.PID == 0 {
-		if ri, _ := store.ReadRun(e.st.RunPath(r.ProjectID, r.ID)); ri != nil {
-			st, _ := procid.StartTime(ri.PID)
-			_ = e.update(a, func(n *store.Record) {
-				n.PID, n.ShimPID, n.ProcessStartTime, n.BootID = ri.PID, ri.ShimPID, st, e.bootID
-			})
-			r = a.rec
-		}
-	}
-	if r.PID == 0 {
-		out.Outcome, out.Detail = OutcomeUnknownExit, "no process was recorded for this run"
-		to := lifecycle.Interrupted
-		if r.Status == lifecycle.Spawning {
-			to = lifecycle.Failed
-		}
-		e.endWhileAway(a, to, lifecycle.ReasonExitedWhileAppClosed, nil, "Shepherd stopped before this run's process was recorded")
+	case a.run != nil:
+		out.Outcome = OutcomeRunning
 		return out, nil
 	}
 	if r.BootID != "" && r.BootID != e.bootID {
 		out.Outcome, out.Detail = OutcomeOtherBoot, "the machine was restarted since this agent started"
 		e.endWhileAway(a, lifecycle.Interrupted, lifecycle.ReasonExitedWhileAppClosed, nil,
 			"The machine was restarted while the agent ran; its exit is unknown")
+		return out, nil
+	}
+	if r.PID == 0 && r.Status == lifecycle.Spawning {
+		// The engine stopped between recording the shim and learning the
+		// agent's pid: the shim's run file is the truth.
+		ri := e.runner.AwaitRun(e.ctx, e.st.RunPath(r.ProjectID, r.ID), e.identity(r))
+		if ri == nil {
+			out.Outcome, out.Detail = OutcomeNeverStarted, "Shepherd stopped before this agent's process started; nothing ran"
+			back := r.PreviousStatus
+			if back == "" {
+				back = lifecycle.NotStarted
+			}
+			_ = e.applySteps(a, step{to: back, reason: "sync: spawn never happened", revert: true, mut: func(n *store.Record) {
+				n.Error = out.Detail
+				n.ShimPID, n.ShimStartTime, n.PreviousStatus = 0, 0, ""
+			}})
+			return out, nil
+		}
+		st, _ := procid.StartTime(ri.PID)
+		_ = e.update(a, func(n *store.Record) {
+			n.PID, n.ShimPID, n.ProcessStartTime, n.BootID = ri.PID, ri.ShimPID, st, e.bootID
+			t := ri.StartedAt.UTC()
+			n.StartedAt = &t
+		})
+		r = a.rec
+	}
+	if r.PID == 0 {
+		out.Outcome, out.Detail = OutcomeUnknownExit, "no process was recorded for this run"
+		e.endWhileAway(a, lifecycle.Interrupted, lifecycle.ReasonExitedWhileAppClosed, nil, "Shepherd stopped before this run's process was recorded")
 		return out, nil
 	}
 	switch c := procid.Compare(r.PID, r.ProcessStartTime); c {
@@ -230,12 +281,9 @@ func (e *Engine) syncAgent(a *agent) (out AgentOutcome, exit *store.ExitStatus) 
 		out.Outcome, out.Detail = OutcomePIDReused, fmt.Sprintf("pid %d now belongs to another process, left untouched", r.PID)
 		e.endWhileAway(a, lifecycle.Interrupted, lifecycle.ReasonPIDReused, nil,
 			fmt.Sprintf("pid %d was reused by another process; the agent's exit is unknown", r.PID))
-	default: // gone
-		st, err := store.ReadExit(e.st.ExitPath(r.ProjectID, r.ID))
-		if err != nil {
-			e.log.Warn().Err(err).Str("agent", r.ID).Msg("unreadable exit status")
-		}
-		if st != nil && st.PID == r.PID {
+	default: // gone: its shim, while it lives, is writing how it ended
+		st := e.runner.AwaitExit(e.ctx, e.identity(r))
+		if st != nil {
 			out.Outcome = OutcomeExitedWhileClosed
 			exit = st
 			e.endWhileAway(a, "", lifecycle.ReasonExitedWhileAppClosed, st, "")
@@ -248,21 +296,31 @@ func (e *Engine) syncAgent(a *agent) (out AgentOutcome, exit *store.ExitStatus) 
 	return out, exit
 }
 
+// identity is what the record says of its process and shim.
+func (e *Engine) identity(r *store.Record) proc.Identity {
+	return proc.Identity{PID: r.PID, StartTime: r.ProcessStartTime, ShimPID: r.ShimPID, ShimStartTime: r.ShimStartTime,
+		ExitFile: e.st.ExitPath(r.ProjectID, r.ID)}
+}
+
 // endWhileAway records the end of a run that happened while no engine
 // watched it. With an exit status the outcome follows it; an agent that was
 // being stopped ends stopped. a.mu is held.
-func (e *Engine) endWhileAway(a *agent, to lifecycle.Status, reason lifecycle.ExitReason, st *store.ExitStatus, msg string) {
+func (e *Engine) endWhileAway(a *agent, to lifecycle.Status, reason lifecycle.ExitReason, st *shim.ExitStatus, msg string) {
 	now := e.clock.Now().UTC()
 	from := a.rec.Status
 	if st != nil && to == "" {
 		o := exitOutcome(st)
 		to, msg = o.status, o.msg
 	}
+	var steps []step
 	switch from {
+	case lifecycle.Spawning:
+		// It did start (its pid is known): record that first.
+		steps = append(steps, step{to: lifecycle.Running, reason: "sync: started while away"})
 	case lifecycle.Stopping, lifecycle.Killing, lifecycle.TimedOut:
 		// The stop it was under completed while we were away.
 		if from == lifecycle.TimedOut {
-			_ = e.apply(a, lifecycle.Stopping, "sync", nil)
+			steps = append(steps, step{to: lifecycle.Stopping, reason: "sync"})
 		}
 		to, reason, msg = lifecycle.Stopped, lifecycle.ReasonStoppedByUser, ""
 		if a.rec.Error != "" && from == lifecycle.TimedOut {
@@ -270,32 +328,43 @@ func (e *Engine) endWhileAway(a *agent, to lifecycle.Status, reason lifecycle.Ex
 		}
 	}
 	clearPID := reason == lifecycle.ReasonExitedWhileAppClosed && st == nil && a.rec.BootID != "" && a.rec.BootID != e.bootID
-	_ = e.apply(a, to, "sync: "+string(reason), func(r *store.Record) {
+	steps = append(steps, step{to: to, reason: "sync: " + string(reason), mut: func(r *store.Record) {
 		r.ExitReason = reason
 		r.Error = msg
 		r.Attached = true
+		r.PreviousStatus = ""
 		setExit(r, st, now)
 		if st == nil {
 			r.ExitCode, r.Signal = nil, ""
 		}
 		if clearPID {
-			r.PID, r.ProcessStartTime, r.ShimPID = 0, 0, 0
+			r.PID, r.ProcessStartTime, r.ShimPID, r.ShimStartTime = 0, 0, 0, 0
 		}
-	})
+	}})
+	_ = e.applySteps(a, steps...)
 }
 
 // reattach adopts a live process this engine did not start: it is watched
 // for its exit, can be stopped, and its log tail keeps working. a.mu is held.
 func (e *Engine) reattach(a *agent) {
 	r := a.rec
-	rn := &run{pid: r.PID, startTime: r.ProcessStartTime, shimPID: r.ShimPID, exited: make(chan struct{}),
-		logOff: max(0, fileSize(r.LogPath)-loganalysis.TailBytes)}
-	_ = e.update(a, func(n *store.Record) { n.Attached = false })
+	rn := newRun(e.runner.Attach(e.identity(r)))
+	rn.logSize = fileSize(r.LogPath)
+	rn.logOff = max(0, rn.logSize-loganalysis.TailBytes)
+	var steps []step
 	if r.Status == lifecycle.Spawning {
-		_ = e.apply(a, lifecycle.Running, "sync: re-attached", func(n *store.Record) {
-			now := e.clock.Now().UTC()
-			n.StartedAt = &now
-		})
+		steps = append(steps, step{to: lifecycle.Running, reason: "sync: re-attached", mut: func(n *store.Record) {
+			n.Attached, n.PreviousStatus = false, ""
+			if n.StartedAt == nil {
+				now := e.clock.Now().UTC()
+				n.StartedAt = &now
+			}
+		}})
+		if e.applySteps(a, steps...) != nil {
+			return
+		}
+	} else if e.update(a, func(n *store.Record) { n.Attached = false }) != nil {
+		return
 	}
 	e.watchRun(a, rn)
 	switch a.rec.Status {
@@ -307,7 +376,10 @@ func (e *Engine) reattach(a *agent) {
 		}
 		done, err := e.beginStop(a, rn, "sync: resume stop")
 		if err == nil {
-			go e.finishStop(a, rn, done, time.Now().Add(time.Duration(a.rec.GraceSec)*time.Second), reason)
+			graceEnd := e.clock.Now().Add(secs(a.rec.GraceSec))
+			if !e.goTask(func() { e.finishStop(a, rn, done, graceEnd, reason) }) {
+				close(done)
+			}
 		}
 	}
 }
@@ -316,7 +388,7 @@ func (e *Engine) reattach(a *agent) {
 func (e *Engine) autoStart(a *agent) (AgentOutcome, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if !a.rec.AutoStartOnRestore || a.rec.Status.Live() {
+	if !a.rec.AutoStartOnRestore || a.rec.Status.Live() || a.gone() {
 		return AgentOutcome{}, false
 	}
 	out := AgentOutcome{AgentID: a.rec.ID, Outcome: OutcomeAutoStarted}

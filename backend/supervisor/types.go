@@ -51,7 +51,8 @@ const (
 	OutcomeUnknownExit       = "unknown_exit"        // dead, no exit status
 	OutcomePIDReused         = "pid_reused"
 	OutcomeOtherBoot         = "other_boot"
-	OutcomeUnchanged         = "unchanged" // not live, nothing to do
+	OutcomeNeverStarted      = "never_started" // the engine stopped before the spawn happened
+	OutcomeUnchanged         = "unchanged"     // not live, nothing to do
 	OutcomeCorrupt           = "corrupt"
 	OutcomeAutoStarted       = "auto_started"
 	OutcomeKeepAlive         = "keep_alive_scheduled"

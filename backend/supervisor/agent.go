@@ -1,0 +1,156 @@
+package supervisor
+
+import (
+	"context"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/jonboulle/clockwork"
+
+	"shepherd/backend/lifecycle"
+	"shepherd/backend/loganalysis"
+	"shepherd/backend/proc"
+	"shepherd/backend/store"
+)
+
+type project struct {
+	info store.Project
+
+	mu       sync.Mutex
+	loaded   bool
+	loading  chan struct{} // non-nil while the first load runs; closed at its end
+	loadErr  error
+	agents   map[string]*agent
+	corrupt  []CorruptRecord
+	settings Settings
+	monitor  *monitor // the watchdog and stale timers, from load until removal
+	// unreported holds what loads found that no select has reported yet.
+	unreported map[string]AgentOutcome
+}
+
+func newProject(info store.Project) *project {
+	return &project{info: info, agents: map[string]*agent{}}
+}
+
+// list returns the project's agents in the order of their ids.
+func (p *project) list() []*agent {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	ids := make([]string, 0, len(p.agents))
+	for id := range p.agents {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	out := make([]*agent, len(ids))
+	for i, id := range ids {
+		out[i] = p.agents[id]
+	}
+	return out
+}
+
+// agent is one managed agent. Its lifetime (life) ends when it is removed or
+// the engine closes: every timer and task of the agent checks it, so that a
+// removed agent never writes a record or starts a process again.
+type agent struct {
+	mu   sync.Mutex // held by every operation on this agent
+	rec  *store.Record
+	run  *run // the live run this engine watches, nil if none
+	life context.Context
+	end  context.CancelFunc
+
+	recovering   bool            // one recovery at a time
+	restartTimer clockwork.Timer // a pending keep-alive restart
+	restartGen   int             // tells a cancelled restart's late callback from the current one
+}
+
+func (e *Engine) newAgent(rec *store.Record) *agent {
+	a := &agent{rec: rec}
+	a.life, a.end = context.WithCancel(e.ctx)
+	return a
+}
+
+// gone reports whether the agent was removed (or the engine is closing).
+// a.mu is held.
+func (a *agent) gone() bool { return a.life.Err() != nil }
+
+// run is one live process of an agent, as this engine watches it.
+type run struct {
+	p *proc.Process
+	// handled is closed once the engine has recorded the run's end (by
+	// whichever path saw it first); exactly once, on every path.
+	handled     chan struct{}
+	handledOnce sync.Once
+
+	timer    clockwork.Timer // timeoutSec
+	stopDone chan struct{}   // non-nil while a stop is under way; closed at its end
+	stopErr  error
+
+	// forced, when set, is how the run's end is recorded instead of by its
+	// exit code (the engine ended it: result line, stale recovery).
+	forced *outcome
+
+	suspect bool // the watchdog found the process gone on its last pass
+
+	// Live reading of the log (activity.go), under scanMu.
+	logPath      string
+	scanMu       sync.Mutex
+	scanner      *loganalysis.Scanner // nil for profiles that learn nothing
+	logOff       int64                // how far the scanner has read
+	logSize      int64                // the log's size at the last look
+	lastActivity time.Time            // engine clock: the last growth seen
+	result       *loganalysis.Claude
+	resultTimer  clockwork.Timer
+	stable       clockwork.Timer // resets the keep-alive backoff after a stable run
+}
+
+func newRun(p *proc.Process) *run {
+	return &run{p: p, handled: make(chan struct{})}
+}
+
+// pid is the agent's pid (the leader of its process group).
+func (rn *run) pid() int { return rn.p.PID }
+
+// finish marks the run's end as recorded.
+func (rn *run) finish() {
+	rn.handledOnce.Do(func() { close(rn.handled) })
+}
+
+func (rn *run) stopTimers() {
+	for _, t := range []clockwork.Timer{rn.timer, rn.resultTimer, rn.stable} {
+		if t != nil {
+			t.Stop()
+		}
+	}
+}
+
+// outcome is a final status the engine decided for a run.
+type outcome struct {
+	status lifecycle.Status
+	reason lifecycle.ExitReason
+	msg    string
+}
+
+// activityAt is the last growth of the run's log the engine saw (nil:
+// none yet).
+func (rn *run) activityAt() *time.Time {
+	rn.scanMu.Lock()
+	defer rn.scanMu.Unlock()
+	if rn.lastActivity.IsZero() {
+		return nil
+	}
+	t := rn.lastActivity.UTC()
+	return &t
+}
+
+// snapshot is the record as callers see it: a copy, with the activity the
+// engine saw since the last write. a.mu is held.
+func (e *Engine) snapshot(a *agent) *store.Record {
+	r := a.rec.Clone()
+	if rn := a.run; rn != nil {
+		if t := rn.activityAt(); t != nil {
+			r.LastActivityAt = t
+		}
+	}
+	return r
+}

@@ -1,0 +1,103 @@
+package supervisor
+
+import (
+	"fmt"
+
+	"shepherd/backend/lifecycle"
+	"shepherd/backend/store"
+)
+
+// step is one transition: the status to move to, why, and the fields that
+// change with it. A revert step goes back to the status the agent came from
+// (a failed spawn), which the table allows only that way.
+type step struct {
+	to     lifecycle.Status
+	reason string
+	mut    func(r *store.Record)
+	revert bool
+}
+
+// apply is the one function that changes an agent's status: it checks the
+// transition table, writes the record, appends the event, logs and emits.
+// a.mu is held. A refused transition changes nothing; so does one asked of
+// an agent that was removed.
+func (e *Engine) apply(a *agent, to lifecycle.Status, reason string, mut func(r *store.Record)) error {
+	return e.applySteps(a, step{to: to, reason: reason, mut: mut})
+}
+
+// applySteps applies transitions that happened together (SIGKILL, then the
+// group gone a moment later) with one write of the final record: every step
+// is checked against the table first, and each is appended, logged and
+// emitted after the write, so nothing is ever reported before it is on disk.
+func (e *Engine) applySteps(a *agent, steps ...step) error {
+	if a.gone() {
+		return errGone(a.rec.ID)
+	}
+	recs := make([]*store.Record, len(steps))
+	cur := a.rec
+	for i, st := range steps {
+		check := lifecycle.Check
+		if st.revert {
+			check = lifecycle.CheckRevert
+		}
+		if err := check(cur.Status, st.to); err != nil {
+			e.log.Warn().Str("project", cur.ProjectID).Str("agent", cur.ID).
+				Str("from", string(cur.Status)).Str("to", string(st.to)).Str("reason", st.reason).Msg("transition refused")
+			return newErr(ErrTransition, "Process '%s': %v", cur.ID, err)
+		}
+		next := cur.Clone()
+		next.Status = st.to
+		if st.mut != nil {
+			st.mut(next)
+		}
+		recs[i], cur = next, next
+	}
+	if err := e.st.SaveRecord(cur); err != nil {
+		e.log.Error().Err(err).Str("agent", cur.ID).Msg("cannot write record")
+		return fmt.Errorf("write record of '%s': %w", cur.ID, err)
+	}
+	from := a.rec.Status
+	for i, next := range recs {
+		a.rec = next
+		to, reason := steps[i].to, steps[i].reason
+		ev := store.Event{Time: e.clock.Now().UTC(), Event: "transition", AgentID: next.ID,
+			From: string(from), To: string(to), Reason: reason}
+		if next.ExitReason != "" && to.Terminal() {
+			ev.Data = map[string]any{"exitReason": next.ExitReason}
+			if next.ExitCode != nil {
+				ev.Data["exitCode"] = *next.ExitCode
+			}
+			if next.Signal != "" {
+				ev.Data["signal"] = next.Signal
+			}
+		}
+		e.appendEvent(next.ProjectID, ev)
+		e.log.Info().Str("project", next.ProjectID).Str("agent", next.ID).
+			Str("from", string(from)).Str("to", string(to)).Str("reason", reason).Int("pid", next.PID).Msg("transition")
+		e.emit(EventAgentState, e.snapshot(a))
+		from = to
+	}
+	return nil
+}
+
+// update writes a change of fields that is not a change of status. a.mu is
+// held; a removed agent is not written.
+func (e *Engine) update(a *agent, mut func(r *store.Record)) error {
+	if a.gone() {
+		return errGone(a.rec.ID)
+	}
+	next := a.rec.Clone()
+	mut(next)
+	if err := e.st.SaveRecord(next); err != nil {
+		return fmt.Errorf("write record of '%s': %w", next.ID, err)
+	}
+	a.rec = next
+	e.emit(EventAgentState, e.snapshot(a))
+	return nil
+}
+
+func (e *Engine) appendEvent(projectID string, ev store.Event) {
+	if err := e.st.AppendEvent(projectID, ev); err != nil {
+		e.log.Error().Err(err).Str("project", projectID).Str("event", ev.Event).Msg("cannot append event")
+	}
+}

@@ -1,0 +1,182 @@
+package supervisor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"shepherd/backend/lifecycle"
+	"shepherd/backend/loganalysis"
+	"shepherd/backend/logtail"
+	"shepherd/backend/store"
+)
+
+// validateSpec checks spec and fills its defaults (cwd: the project folder,
+// profile generic, grace 10 s). Errors name the agent and what was wrong.
+func validateSpec(p *project, spec *AgentSpec) error {
+	if err := store.ValidID(spec.ID); err != nil {
+		return newErr(ErrValidation, "agent %v", err)
+	}
+	if strings.TrimSpace(spec.Command) == "" {
+		return newErr(ErrValidation, "agent '%s': command is empty", spec.ID)
+	}
+	if spec.Cwd == "" {
+		spec.Cwd = p.info.Path
+	}
+	if !filepath.IsAbs(spec.Cwd) {
+		spec.Cwd = filepath.Join(p.info.Path, spec.Cwd)
+	}
+	spec.Cwd = filepath.Clean(spec.Cwd)
+	if err := checkDir(spec.Cwd); err != nil {
+		return newErr(ErrValidation, "agent '%s': cwd %v", spec.ID, err)
+	}
+	switch spec.Profile {
+	case "":
+		spec.Profile = store.ProfileGeneric
+	case store.ProfileGeneric, store.ProfileClaudeJSON:
+	default:
+		return newErr(ErrValidation, "agent '%s': unknown profile %q (use %q or %q)",
+			spec.ID, spec.Profile, store.ProfileGeneric, store.ProfileClaudeJSON)
+	}
+	prof := loganalysis.Profile{Name: spec.Profile, CompletionPattern: spec.CompletionPattern, ErrorPattern: spec.ErrorPattern}
+	if err := prof.Validate(); err != nil {
+		return newErr(ErrValidation, "agent '%s': %v", spec.ID, err)
+	}
+	if spec.TimeoutSec < 0 {
+		return newErr(ErrValidation, "agent '%s': timeoutSec must be 0 (none) or positive, not %d", spec.ID, spec.TimeoutSec)
+	}
+	if spec.GraceSec < 0 || spec.GraceSec > 3600 {
+		return newErr(ErrValidation, "agent '%s': graceSec must be between 0 (default %d) and 3600, not %d", spec.ID, store.DefaultGraceSec, spec.GraceSec)
+	}
+	if spec.GraceSec == 0 {
+		spec.GraceSec = store.DefaultGraceSec
+	}
+	for k := range spec.Env {
+		if k == "" || strings.ContainsAny(k, "=\x00") {
+			return newErr(ErrValidation, "agent '%s': environment variable name %q is not valid", spec.ID, k)
+		}
+	}
+	return nil
+}
+
+// applySpec copies the user-set fields of spec into r.
+func applySpec(r *store.Record, spec AgentSpec) {
+	r.Name, r.Command, r.Args, r.Env, r.Cwd = spec.Name, spec.Command, append([]string{}, spec.Args...), spec.Env, spec.Cwd
+	r.Profile, r.ResumeArgs = spec.Profile, spec.ResumeArgs
+	r.CompletionPattern, r.ErrorPattern = spec.CompletionPattern, spec.ErrorPattern
+	r.KeepAlive, r.AutoStartOnRestore = spec.KeepAlive, spec.AutoStartOnRestore
+	r.TimeoutSec, r.GraceSec, r.StaleCheck = spec.TimeoutSec, spec.GraceSec, spec.StaleCheck
+}
+
+// CreateAgent validates spec and writes a new not_started record. Nothing is
+// written when spec is invalid or the id is taken.
+func (e *Engine) CreateAgent(projectID string, spec AgentSpec) (*store.Record, error) {
+	p, err := e.project(projectID)
+	if err != nil {
+		return nil, err
+	}
+	if err := validateSpec(p, &spec); err != nil {
+		return nil, err
+	}
+	now := e.clock.Now().UTC()
+	rec := &store.Record{ID: spec.ID, ProjectID: projectID, Status: lifecycle.NotStarted,
+		Desired: lifecycle.DesiredStopped, Attached: true, CreatedAt: now, LogPath: e.st.LogPath(projectID, spec.ID)}
+	applySpec(rec, spec)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, ok := p.agents[spec.ID]; ok {
+		return nil, errAlreadyExists(spec.ID)
+	}
+	if err := e.st.SaveRecord(rec); err != nil {
+		return nil, fmt.Errorf("write record of '%s': %w", spec.ID, err)
+	}
+	p.agents[spec.ID] = e.newAgent(rec)
+	e.appendEvent(projectID, store.Event{Time: now, Event: "created", AgentID: spec.ID, To: string(lifecycle.NotStarted)})
+	e.log.Info().Str("project", projectID).Str("agent", spec.ID).Str("command", spec.Command).Msg("agent created")
+	snap := rec.Clone()
+	e.emit(EventAgentState, snap)
+	return snap, nil
+}
+
+// UpdateAgent changes the user-set fields of an agent that is not live.
+func (e *Engine) UpdateAgent(projectID string, spec AgentSpec) (*store.Record, error) {
+	p, a, err := e.agent(projectID, spec.ID)
+	if err != nil {
+		return nil, err
+	}
+	if err := validateSpec(p, &spec); err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.rec.Status.Live() {
+		return nil, newErr(ErrIsRunning, "Process is running. Stop it before editing.")
+	}
+	if err := e.update(a, func(r *store.Record) { applySpec(r, spec) }); err != nil {
+		return nil, err
+	}
+	e.appendEvent(projectID, store.Event{Time: e.clock.Now().UTC(), Event: "updated", AgentID: spec.ID})
+	return e.snapshot(a), nil
+}
+
+// RemoveAgent forgets an agent. A live agent needs force, which stops it
+// first. The log is kept unless deleteLog. Once removed, nothing of the
+// engine — a recovery under way, a timer — writes its record or starts it
+// again: its lifetime has ended.
+func (e *Engine) RemoveAgent(ctx context.Context, projectID, agentID string, force, deleteLog bool) error {
+	p, a, err := e.agent(projectID, agentID)
+	if err != nil {
+		return err
+	}
+	a.mu.Lock()
+	live := a.rec.Status.Live()
+	a.mu.Unlock()
+	if live {
+		if !force {
+			return newErr(ErrIsRunning, "Process is running. Stop it before removing.")
+		}
+		if _, err := e.stop(ctx, a, nil, e.clock.Now()); err != nil && !isKind(err, ErrNotRunning) {
+			return err
+		}
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.gone() {
+		return errNotFound(agentID)
+	}
+	if a.rec.Status.Live() {
+		return newErr(ErrIsRunning, "Process is running. Stop it before removing.")
+	}
+	e.cancelRestart(a)
+	a.end()
+	if err := e.st.RemoveAgent(projectID, agentID, !deleteLog); err != nil {
+		return fmt.Errorf("remove agent '%s': %w", agentID, err)
+	}
+	p.mu.Lock()
+	delete(p.agents, agentID)
+	p.mu.Unlock()
+	e.appendEvent(projectID, store.Event{Time: e.clock.Now().UTC(), Event: "removed", AgentID: agentID,
+		From: string(a.rec.Status), Data: map[string]any{"logDeleted": deleteLog}})
+	e.log.Info().Str("project", projectID).Str("agent", agentID).Bool("logDeleted", deleteLog).Msg("agent removed")
+	e.emit(EventAgentRemoved, AgentRef{ProjectID: projectID, AgentID: agentID})
+	return nil
+}
+
+// LogTail returns the last n lines of an agent's log (n <= 0: 1000).
+func (e *Engine) LogTail(projectID, agentID string, n int) ([]byte, error) {
+	_, a, err := e.agent(projectID, agentID)
+	if err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	path := a.rec.LogPath
+	a.mu.Unlock()
+	if n <= 0 {
+		n = 1000
+	}
+	return logtail.Lines(path, n, 16<<20)
+}
+
+func isKind(err, kind error) bool { return errors.Is(err, kind) }

@@ -1,0 +1,105 @@
+package supervisor
+
+import (
+	"fmt"
+	"time"
+
+	"shepherd/backend/lifecycle"
+	"shepherd/backend/notify"
+	"shepherd/backend/shim"
+	"shepherd/backend/store"
+)
+
+// watchExit is layer 1: it waits for the agent's process to end (the shim's
+// status pipe, or a pidfd / kqueue for a re-attached one, wakes it at once),
+// records the end, and reaps the shim.
+func (e *Engine) watchExit(a *agent, rn *run) {
+	st, err := rn.p.Wait(e.ctx)
+	if err != nil {
+		return // the engine is closing; the next one re-attaches
+	}
+	e.onExit(a, rn, st)
+	rn.p.Reap(e.ctx)
+}
+
+// onExit records the end of a run the engine saw itself (layer 1). A run
+// being stopped is finished by the stopper. Otherwise the run is judged by
+// the outcome the engine forced on it (result grace, stale recovery), else —
+// for claude-stream-json agents — by its result line when there is one, else
+// by its exit code.
+func (e *Engine) onExit(a *agent, rn *run, st *shim.ExitStatus) {
+	e.scanLog(a, rn) // the last lines, written just before the exit
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.run != rn {
+		return // another path recorded it
+	}
+	if a.gone() {
+		e.endRun(a, rn)
+		return
+	}
+	if a.rec.Status != lifecycle.Running {
+		return // stopping, killing, timed out: finishStop completes it
+	}
+	rn.stopTimers()
+	now := e.clock.Now().UTC()
+	o := rn.forced
+	if o == nil {
+		o = resultOutcome(rn.result)
+	}
+	if o == nil {
+		o = exitOutcome(st)
+	}
+	err := e.apply(a, o.status, "exit", func(r *store.Record) {
+		r.ExitReason, r.Error = o.reason, o.msg
+		setExit(r, st, now)
+		r.LastActivityAt = rn.activityAt()
+	})
+	if err != nil {
+		return // the watchdog finds the run gone and records it
+	}
+	e.endRun(a, rn)
+	s := e.settingsOf(a.rec.ProjectID)
+	switch {
+	case o.status == lifecycle.Failed && rn.forced == nil:
+		e.notifyFailed(a, s)
+	case o.status == lifecycle.Completed && s.NotifyCompletion:
+		e.notify(notify.Notification{Level: notify.Success, Kind: notify.KindCompleted, Title: "Agent completed",
+			ProjectID: a.rec.ProjectID, AgentID: a.rec.ID, Native: s.NotifyNative, Message: "Agent completed: " + a.rec.ID})
+	}
+	if rn.forced == nil {
+		e.scheduleRestart(a)
+	}
+}
+
+// exitOutcome judges a run by its exit code or signal.
+func exitOutcome(st *shim.ExitStatus) *outcome {
+	switch {
+	case st == nil:
+		return &outcome{lifecycle.Interrupted, lifecycle.ReasonUnknown,
+			"Process ended but its exit status could not be read (its shim was killed)"}
+	case st.ExitCode != nil && *st.ExitCode == 0:
+		return &outcome{lifecycle.Completed, lifecycle.ReasonCompleted, ""}
+	case st.ExitCode != nil:
+		return &outcome{lifecycle.Failed, lifecycle.ReasonFailed, fmt.Sprintf("Process exited with code %d", *st.ExitCode)}
+	case st.Signal != "":
+		return &outcome{lifecycle.Failed, lifecycle.ReasonCrashed, fmt.Sprintf("Process was killed by %s", st.Signal)}
+	default:
+		return &outcome{lifecycle.Interrupted, lifecycle.ReasonUnknown,
+			"Process ended but its shim could not tell how (it was no longer its child)"}
+	}
+}
+
+// setExit copies a shim's exit status into a record.
+func setExit(r *store.Record, st *shim.ExitStatus, fallback time.Time) {
+	r.StoppedAt = &fallback
+	if st == nil {
+		return
+	}
+	at := st.ExitedAt.UTC()
+	if !at.IsZero() {
+		r.StoppedAt = &at
+	}
+	r.ExitCode = st.ExitCode
+	r.Signal = st.Signal
+}

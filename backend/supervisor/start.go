@@ -1,0 +1,274 @@
+package supervisor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"shepherd/backend/lifecycle"
+	"shepherd/backend/loganalysis"
+	"shepherd/backend/proc"
+	"shepherd/backend/store"
+)
+
+// StartAgent starts a not-live agent with its args. Of two concurrent starts
+// of one agent exactly one succeeds; the other gets ProcessAlreadyRunning.
+func (e *Engine) StartAgent(ctx context.Context, projectID, agentID string) (*store.Record, error) {
+	_, a, err := e.agent(projectID, agentID)
+	if err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if err := e.startLocked(a, a.rec.Args, "start", func(r *store.Record) { r.AutoResumeCount = 0 }); err != nil {
+		return nil, err
+	}
+	return e.snapshot(a), nil
+}
+
+// startLocked spawns a run of a with args. a.mu is held.
+//
+// The order makes a lost agent impossible: the shim is started first and
+// waits; the record is written (spawning, with the shim's pid and start
+// time); only then may the shim start the agent. An engine that dies before
+// the write leaves a shim that ends on its own, starting nothing; one that
+// dies after it leaves a record that leads to the shim, whose run file
+// names the agent.
+func (e *Engine) startLocked(a *agent, args []string, reason string, mut func(r *store.Record)) error {
+	id := a.rec.ID
+	if a.gone() {
+		return errGone(id)
+	}
+	if a.rec.Status.Live() {
+		return errAlreadyRunning(id)
+	}
+	if err := lifecycle.Check(a.rec.Status, lifecycle.Spawning); err != nil {
+		return newErr(ErrTransition, "Process '%s': %v", id, err)
+	}
+	e.cancelRestart(a)
+	logStart := fileSize(a.rec.LogPath) // this run's lines start here
+	spec, err := e.procSpec(a.rec, args)
+	if err != nil {
+		return e.startFailed(a, err)
+	}
+	pend, err := e.runner.Prepare(spec)
+	if err != nil {
+		return e.startFailed(a, err)
+	}
+	prev := a.rec.Status
+	err = e.apply(a, lifecycle.Spawning, reason, func(r *store.Record) {
+		r.Desired = lifecycle.DesiredRunning
+		r.PreviousStatus = prev
+		r.ShimPID, r.ShimStartTime, r.BootID = pend.ShimPID, pend.ShimStartTime, e.bootID
+		r.PID, r.ProcessStartTime = 0, 0
+	})
+	if err != nil {
+		pend.Abort()
+		return errStartFailed(id, err)
+	}
+	p, err := pend.Go()
+	if err != nil {
+		msg := errStartFailed(id, err)
+		if aerr := e.applySteps(a, step{to: prev, reason: "spawn failed", revert: true, mut: func(r *store.Record) {
+			r.Error = msg.Error()
+			r.PreviousStatus, r.ShimPID, r.ShimStartTime = "", 0, 0
+		}}); aerr != nil {
+			e.log.Error().Err(aerr).Str("agent", id).Msg("cannot restore status after failed spawn")
+		}
+		return msg
+	}
+	now := e.clock.Now().UTC()
+	err = e.apply(a, lifecycle.Running, reason, func(r *store.Record) {
+		r.PID, r.ProcessStartTime = p.PID, p.StartTime
+		r.PreviousStatus = ""
+		r.Attached = true
+		r.StartedAt, r.StoppedAt, r.LastActivityAt = &now, nil, &now
+		r.ExitCode, r.Signal, r.ExitReason, r.Error, r.Stale = nil, "", "", "", false
+		if mut != nil {
+			mut(r)
+		}
+	})
+	rn := newRun(p)
+	if err != nil {
+		// The process runs but its record could not say so: stop it rather
+		// than leave an agent no record knows of. The record still leads to
+		// its shim, so the next engine finds how it ended.
+		_ = p.Signal(syscall.SIGKILL)
+		e.goTask(func() {
+			if _, err := p.Wait(e.ctx); err == nil {
+				p.Reap(e.ctx)
+			}
+		})
+		return errStartFailed(id, err)
+	}
+	rn.logOff, rn.logSize = logStart, logStart // the scanner reads this run's lines only
+	e.watchRun(a, rn)
+	e.armStable(a, rn)
+	return nil
+}
+
+// startFailed records why an agent could not be started (it keeps its
+// status) and returns ProcessStartFailed. a.mu is held.
+func (e *Engine) startFailed(a *agent, cause error) error {
+	msg := errStartFailed(a.rec.ID, cause)
+	_ = e.update(a, func(r *store.Record) { r.Error = msg.Error() })
+	e.appendEvent(a.rec.ProjectID, store.Event{Time: e.clock.Now().UTC(), Event: "start:failed", AgentID: a.rec.ID,
+		Reason: cause.Error()})
+	return msg
+}
+
+// procSpec is what the shim runs for rec with args: the command resolved in
+// the agent's PATH and cwd, its environment, and its files. Exit and run
+// files of an earlier run are removed, so they cannot be taken for this one's.
+func (e *Engine) procSpec(rec *store.Record, args []string) (proc.Spec, error) {
+	env := agentEnv(rec)
+	path, err := resolveCommand(rec.Command, rec.Cwd, env)
+	if err != nil {
+		return proc.Spec{}, err
+	}
+	if err := checkDir(rec.Cwd); err != nil {
+		return proc.Spec{}, fmt.Errorf("cwd %v", err)
+	}
+	spec := proc.Spec{Path: path, Argv: append([]string{rec.Command}, args...), Dir: rec.Cwd, Env: env,
+		Log: rec.LogPath, ExitFile: e.st.ExitPath(rec.ProjectID, rec.ID), RunFile: e.st.RunPath(rec.ProjectID, rec.ID),
+		Grace: secs(rec.GraceSec)}
+	for _, p := range []string{spec.ExitFile, spec.RunFile} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return proc.Spec{}, err
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(rec.LogPath), 0o700); err != nil {
+		return proc.Spec{}, err
+	}
+	return spec, nil
+}
+
+// agentEnv is the engine's environment with the agent's own on top, plus
+// variables that tell the agent who it is.
+func agentEnv(rec *store.Record) []string {
+	m := map[string]string{}
+	var order []string
+	set := func(k, v string) {
+		if _, ok := m[k]; !ok {
+			order = append(order, k)
+		}
+		m[k] = v
+	}
+	for _, kv := range os.Environ() {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			set(k, v)
+		}
+	}
+	for k, v := range rec.Env {
+		set(k, v)
+	}
+	set("SHEPHERD_AGENT_ID", rec.ID)
+	set("SHEPHERD_PROJECT_ID", rec.ProjectID)
+	out := make([]string, 0, len(order))
+	for _, k := range order {
+		out = append(out, k+"="+m[k])
+	}
+	return out
+}
+
+// resolveCommand finds the executable the way a shell would: a name with a
+// slash is a path (relative to cwd), any other name is looked up in the
+// agent's PATH.
+func resolveCommand(command, cwd string, env []string) (string, error) {
+	if strings.Contains(command, "/") {
+		p := command
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(cwd, p)
+		}
+		if err := executable(p); err != nil {
+			return "", fmt.Errorf("%s: %w", command, err)
+		}
+		return p, nil
+	}
+	pathVar := ""
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "PATH=") {
+			pathVar = kv[5:]
+		}
+	}
+	for _, dir := range filepath.SplitList(pathVar) {
+		if dir == "" {
+			dir = "."
+		}
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(cwd, dir)
+		}
+		p := filepath.Join(dir, command)
+		if executable(p) == nil {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("exec: %q: executable file not found in $PATH", command)
+}
+
+func executable(p string) error {
+	fi, err := os.Stat(p)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return errors.New("no such file")
+		}
+		return err
+	}
+	if fi.IsDir() {
+		return errors.New("is a folder")
+	}
+	if fi.Mode().Perm()&0o111 == 0 {
+		return errors.New("permission denied (not executable)")
+	}
+	return nil
+}
+
+func fileSize(path string) int64 {
+	if fi, err := os.Stat(path); err == nil {
+		return fi.Size()
+	}
+	return 0
+}
+
+// watchRun adopts rn as a's live run: arms its timeout, registers it with
+// the log poller and waits for its exit (layer 1). rn.logOff and logSize
+// say where its reading starts. a.mu is held.
+func (e *Engine) watchRun(a *agent, rn *run) {
+	a.run = rn
+	rn.logPath = a.rec.LogPath
+	rn.lastActivity = e.clock.Now()
+	if t := a.rec.TimeoutSec; t > 0 && a.rec.Status == lifecycle.Running {
+		left := secs(t)
+		if a.rec.StartedAt != nil {
+			left -= e.clock.Since(*a.rec.StartedAt)
+		}
+		rn.timer = e.after(a.life, max(left, 0), func() { e.onTimeout(a, rn) })
+	}
+	if a.rec.Profile == store.ProfileClaudeJSON {
+		rn.scanner = loganalysis.NewScanner(profileOf(a.rec))
+		if rn.logOff > 0 && rn.logOff < rn.logSize && rn.p.Attached() {
+			// Re-attached: reading starts inside the log, maybe mid-line.
+			rn.scanner.SkipToNextLine()
+		}
+	}
+	e.mu.Lock()
+	e.live[rn] = a
+	e.mu.Unlock()
+	e.goTask(func() { e.watchExit(a, rn) })
+}
+
+// endRun forgets a's run once its end is recorded. a.mu is held.
+func (e *Engine) endRun(a *agent, rn *run) {
+	if a.run == rn {
+		a.run = nil
+	}
+	rn.stopTimers()
+	e.mu.Lock()
+	delete(e.live, rn)
+	e.mu.Unlock()
+	rn.finish()
+}

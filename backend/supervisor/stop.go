@@ -1,0 +1,201 @@
+package supervisor
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"syscall"
+	"time"
+
+	"shepherd/backend/lifecycle"
+	"shepherd/backend/proc"
+	"shepherd/backend/store"
+)
+
+// onTimeout is layer 2: running past timeoutSec → timed_out → graceful stop.
+func (e *Engine) onTimeout(a *agent, rn *run) {
+	a.mu.Lock()
+	if a.run != rn || a.rec.Status != lifecycle.Running || a.gone() {
+		a.mu.Unlock()
+		return
+	}
+	t := a.rec.TimeoutSec
+	if err := e.apply(a, lifecycle.TimedOut, "timeout", func(r *store.Record) {
+		r.Desired = lifecycle.DesiredStopped
+		r.Error = fmt.Sprintf("Timed out after %d s", t)
+	}); err != nil {
+		a.mu.Unlock()
+		return
+	}
+	e.appendEvent(a.rec.ProjectID, store.Event{Time: e.clock.Now().UTC(), Event: "auto-execution:timeout",
+		AgentID: a.rec.ID, Data: map[string]any{"timeoutSec": t, "pid": rn.pid()}})
+	graceEnd := e.clock.Now().Add(secs(a.rec.GraceSec))
+	done, err := e.beginStop(a, rn, "timeout")
+	a.mu.Unlock()
+	if err == nil {
+		e.finishStop(a, rn, done, graceEnd, lifecycle.ReasonTimedOut)
+	}
+}
+
+// StopAgent stops a live agent: SIGTERM to its group, grace (nil: the
+// agent's graceSec), SIGKILL, and confirms the group is gone. An agent
+// waiting for a keep-alive restart has the restart cancelled.
+func (e *Engine) StopAgent(ctx context.Context, projectID, agentID string, grace *time.Duration) (*store.Record, error) {
+	_, a, err := e.agent(projectID, agentID)
+	if err != nil {
+		return nil, err
+	}
+	return e.stop(ctx, a, grace, e.clock.Now())
+}
+
+// stop stops a's run. The grace is counted from asked, the moment the stop
+// was requested, so that stopping many agents at once takes the grace and
+// not the grace plus the time to record every one of them.
+func (e *Engine) stop(ctx context.Context, a *agent, grace *time.Duration, asked time.Time) (*store.Record, error) {
+	a.mu.Lock()
+	if !a.rec.Status.Live() && a.restartTimer != nil {
+		// Not running but about to be restarted by keep-alive: the stop
+		// cancels that.
+		e.cancelRestart(a)
+		err := e.update(a, func(r *store.Record) { r.Desired, r.NextRestartAt = lifecycle.DesiredStopped, nil })
+		defer a.mu.Unlock()
+		return e.snapshot(a), err
+	}
+	if !a.rec.Status.Live() || a.run == nil {
+		a.mu.Unlock()
+		return nil, errNotRunning(a.rec.ID)
+	}
+	rn := a.run
+	if rn.stopDone != nil {
+		// Already stopping (a timeout, or another caller): wait for that.
+		done := rn.stopDone
+		a.mu.Unlock()
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		return e.snapshot(a), rn.stopErr
+	}
+	g := secs(a.rec.GraceSec)
+	if grace != nil {
+		g = *grace
+	}
+	done, err := e.beginStop(a, rn, "stop")
+	a.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	e.finishStop(a, rn, done, asked.Add(g), lifecycle.ReasonStoppedByUser)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if rn.stopErr == nil && e.ctx.Err() != nil && a.rec.Status.Live() {
+		return e.snapshot(a), errClosing()
+	}
+	return e.snapshot(a), rn.stopErr
+}
+
+// beginStop moves a running (or timed-out) agent to stopping, desired
+// stopped (one write, made before any signal, so that an engine that dies
+// now still knows the stop was meant), and marks the run as being stopped.
+// a.mu is held.
+func (e *Engine) beginStop(a *agent, rn *run, reason string) (chan struct{}, error) {
+	if a.rec.Status != lifecycle.Stopping && a.rec.Status != lifecycle.Killing {
+		if err := e.apply(a, lifecycle.Stopping, reason, func(r *store.Record) { r.Desired = lifecycle.DesiredStopped }); err != nil {
+			return nil, err
+		}
+	}
+	rn.stopDone = make(chan struct{})
+	return rn.stopDone, nil
+}
+
+// finishStop signals the group and waits: TERM, until graceEnd (engine
+// clock), KILL, then confirms the whole group is gone and records the final
+// status. It runs without a.mu and closes done at the end. If the engine
+// closes meanwhile, the stop is left for the next engine (the record says
+// stopping).
+func (e *Engine) finishStop(a *agent, rn *run, done chan struct{}, graceEnd time.Time, reason lifecycle.ExitReason) {
+	defer close(done)
+	killed, gone := rn.p.Terminate(e.ctx, []proc.Step{{Signal: syscall.SIGTERM, Wait: graceEnd.Sub(e.clock.Now())}},
+		func() {
+			a.mu.Lock()
+			if a.run == rn && a.rec.Status == lifecycle.Stopping {
+				_ = e.apply(a, lifecycle.Killing, "grace elapsed", nil)
+			}
+			a.mu.Unlock()
+		})
+	if e.ctx.Err() != nil {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.run != rn {
+		return
+	}
+	if !gone {
+		rn.stopErr = errStopFailed(a.rec.ID, fmt.Sprintf("process group %d is still alive after SIGKILL", rn.pid()))
+		_ = e.update(a, func(r *store.Record) { r.Error = rn.stopErr.Error() })
+		return
+	}
+	now := e.clock.Now().UTC()
+	var steps []step
+	if killed && a.rec.Status == lifecycle.Stopping {
+		// Killing and stopped happened together: one write.
+		steps = append(steps, step{to: lifecycle.Killing, reason: "grace elapsed"})
+	}
+	steps = append(steps, step{to: lifecycle.Stopped, reason: string(reason), mut: func(r *store.Record) {
+		r.ExitReason = reason
+		setExit(r, rn.p.Exit(), now)
+		r.LastActivityAt = rn.activityAt()
+		if reason != lifecycle.ReasonTimedOut {
+			r.Error = ""
+		}
+	}})
+	if err := e.applySteps(a, steps...); err != nil {
+		rn.stopErr = err
+		if a.gone() {
+			e.endRun(a, rn)
+		}
+		return
+	}
+	e.endRun(a, rn)
+}
+
+// StopAll stops every agent of a project that is live or would run again on
+// its own (a pending keep-alive restart).
+func (e *Engine) StopAll(ctx context.Context, projectID string) ([]StopResult, error) {
+	p, err := e.project(projectID)
+	if err != nil {
+		return nil, err
+	}
+	var todo []*agent
+	for _, a := range p.list() {
+		a.mu.Lock()
+		if a.rec.Status.Live() || a.restartTimer != nil {
+			todo = append(todo, a)
+		}
+		a.mu.Unlock()
+	}
+	res := make([]StopResult, len(todo))
+	asked := e.clock.Now()
+	var wg sync.WaitGroup
+	for i, a := range todo {
+		a.mu.Lock()
+		id := a.rec.ID
+		a.mu.Unlock()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r, err := e.stop(ctx, a, nil, asked)
+			res[i] = StopResult{AgentID: id, Record: r}
+			if err != nil {
+				res[i].Error = err.Error()
+			}
+		}()
+	}
+	wg.Wait()
+	e.appendEvent(projectID, store.Event{Time: e.clock.Now().UTC(), Event: "stop-all", Data: map[string]any{"agents": len(todo)}})
+	return res, nil
+}
