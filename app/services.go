@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/wailsapp/wails/v2/pkg/runtime"
@@ -270,6 +273,17 @@ func (s *AgentService) Events(projectID, agentID string, limit int) ([]store.Eve
 		limit = 200
 	}
 	return e.Events(projectID, agentID, limit)
+}
+
+// LookPath tells where command would be found, as exec.LookPath does with
+// the app's PATH (the engine's); a command with a slash is taken relative to
+// cwd. The form uses it to warn about a missing command, not to refuse it:
+// the PATH may be set later.
+func (s *AgentService) LookPath(command, cwd string) (string, error) {
+	if strings.Contains(command, "/") && !filepath.IsAbs(command) && cwd != "" {
+		command = filepath.Join(cwd, command)
+	}
+	return exec.LookPath(command)
 }
 
 // ---------------------------------------------------------------- settings

@@ -295,3 +295,23 @@ func TestStopAgentsOnQuit(t *testing.T) {
 		})
 	}
 }
+
+// LookPath finds a command on PATH, a relative path from the given folder,
+// and reports a missing one as an error.
+func TestLookPath(t *testing.T) {
+	dir := t.TempDir()
+	exe := filepath.Join(dir, "tool")
+	if err := os.WriteFile(exe, []byte("#!/bin/sh\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	s := &AgentService{}
+	if p, err := s.LookPath("sh", ""); err != nil || p == "" {
+		t.Fatalf("LookPath(sh) = %q, %v", p, err)
+	}
+	if p, err := s.LookPath("./tool", dir); err != nil || p != exe {
+		t.Fatalf("LookPath(./tool) = %q, %v; want %q", p, err, exe)
+	}
+	if _, err := s.LookPath("no-such-command-shepherd", dir); err == nil {
+		t.Fatal("LookPath of a missing command succeeded")
+	}
+}

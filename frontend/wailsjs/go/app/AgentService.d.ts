@@ -12,6 +12,8 @@ export function Get(arg1:string,arg2:string):Promise<app.Agent>;
 
 export function List(arg1:string):Promise<Array<app.Agent>>;
 
+export function LookPath(arg1:string,arg2:string):Promise<string>;
+
 export function Remove(arg1:string,arg2:string,arg3:boolean,arg4:boolean):Promise<void>;
 
 export function Resume(arg1:string,arg2:string):Promise<app.Agent>;

@@ -18,6 +18,10 @@ export function List(arg1) {
   return window['go']['app']['AgentService']['List'](arg1);
 }
 
+export function LookPath(arg1, arg2) {
+  return window['go']['app']['AgentService']['LookPath'](arg1, arg2);
+}
+
 export function Remove(arg1, arg2, arg3, arg4) {
   return window['go']['app']['AgentService']['Remove'](arg1, arg2, arg3, arg4);
 }
