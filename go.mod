@@ -11,6 +11,7 @@ require (
 	github.com/rs/zerolog v1.35.1
 	github.com/shirou/gopsutil/v4 v4.26.10
 	github.com/wailsapp/wails/v2 v2.16.0
+	go.uber.org/goleak v1.3.0
 	golang.org/x/sys v0.49.0
 )
 

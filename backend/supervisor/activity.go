@@ -18,18 +18,14 @@ import (
 // for the session id and the result line. One stat per running agent per
 // tick; nothing per agent between ticks.
 func (e *Engine) startPoller() {
-	t := e.clock.NewTicker(e.cfg.LogPoll)
-	e.poller = t
-	e.goTask(func() {
-		defer t.Stop()
-		for {
-			select {
-			case <-e.ctx.Done():
-				return
-			case <-t.Chan():
-				e.pollLogs()
-			}
-		}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.ctx.Err() != nil {
+		return
+	}
+	e.poller = e.after(e.ctx, e.cfg.LogPoll, func() {
+		e.pollLogs()
+		e.startPoller()
 	})
 }
 

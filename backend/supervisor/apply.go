@@ -15,6 +15,7 @@ type step struct {
 	reason string
 	mut    func(r *store.Record)
 	revert bool
+	data   map[string]any // more for the event line
 }
 
 // apply is the one function that changes an agent's status: it checks the
@@ -70,6 +71,12 @@ func (e *Engine) applySteps(a *agent, steps ...step) error {
 			if next.Signal != "" {
 				ev.Data["signal"] = next.Signal
 			}
+		}
+		for k, v := range steps[i].data {
+			if ev.Data == nil {
+				ev.Data = map[string]any{}
+			}
+			ev.Data[k] = v
 		}
 		e.appendEvent(next.ProjectID, ev)
 		e.log.Info().Str("project", next.ProjectID).Str("agent", next.ID).

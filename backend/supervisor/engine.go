@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jonboulle/clockwork"
@@ -62,12 +63,24 @@ type Engine struct {
 	tasks  tasks
 
 	recoverySlots chan struct{} // bounds the recoveries under way
+	busy          atomic.Int64  // recoveries and notifications under way
+
+	timerMu sync.Mutex
+	armed   map[*armed]struct{} // timers not yet run or stopped
 
 	mu       sync.Mutex
 	projects map[string]*project
 	selected string
 	live     map[*run]*agent // every run being watched, for the log poller
-	poller   clockwork.Ticker
+	poller   clockwork.Timer
+
+	hooks testHooks
+}
+
+// testHooks let tests stop the engine at a chosen point of a path that is
+// otherwise a matter of timing. All nil outside tests.
+type testHooks struct {
+	afterStaleKill func(agentID string) // stale recovery: group killed and recorded, not yet resumed
 }
 
 // tasks tracks every goroutine and timer callback of the engine, so that
@@ -111,9 +124,16 @@ func (e *Engine) goTask(f func()) bool {
 }
 
 // after runs f after d on the engine's clock, as a tracked task, unless the
-// engine is closing or life has ended by then.
+// engine is closing or life has ended by then. Every such timer is known
+// until it has run or been stopped, which is what lets settle tell that
+// everything due by now has happened.
 func (e *Engine) after(life context.Context, d time.Duration, f func()) clockwork.Timer {
-	return e.clock.AfterFunc(d, func() {
+	a := &armed{due: e.clock.Now().Add(d)}
+	e.timerMu.Lock()
+	e.armed[a] = struct{}{}
+	e.timerMu.Unlock()
+	t := e.clock.AfterFunc(d, func() {
+		defer e.disarm(a)
 		if !e.tasks.enter() {
 			return
 		}
@@ -122,6 +142,71 @@ func (e *Engine) after(life context.Context, d time.Duration, f func()) clockwor
 			f()
 		}
 	})
+	return &engineTimer{Timer: t, e: e, a: a}
+}
+
+type armed struct{ due time.Time }
+
+func (e *Engine) disarm(a *armed) {
+	e.timerMu.Lock()
+	delete(e.armed, a)
+	e.timerMu.Unlock()
+}
+
+// engineTimer forgets its armed entry when stopped before it fired.
+type engineTimer struct {
+	clockwork.Timer
+	e *Engine
+	a *armed
+}
+
+func (t *engineTimer) Stop() bool {
+	ok := t.Timer.Stop()
+	if ok {
+		t.e.disarm(t.a)
+	}
+	return ok
+}
+
+// transient runs f as a tracked goroutine counted as work under way (a
+// recovery, a notification), for settle.
+func (e *Engine) transient(f func()) bool {
+	e.busy.Add(1)
+	ok := e.goTask(func() {
+		defer e.busy.Add(-1)
+		f()
+	})
+	if !ok {
+		e.busy.Add(-1)
+	}
+	return ok
+}
+
+// settle waits until every timer due by the clock's now has run and no
+// recovery or notification is under way: after moving a fake clock, what
+// was going to happen has happened. Tests use it instead of sleeping.
+func (e *Engine) settle(ctx context.Context) error {
+	for {
+		now := e.clock.Now()
+		due := 0
+		e.timerMu.Lock()
+		for a := range e.armed {
+			if !a.due.After(now) {
+				due++
+			}
+		}
+		e.timerMu.Unlock()
+		if due == 0 && e.busy.Load() == 0 {
+			return nil
+		}
+		t := time.NewTimer(time.Millisecond)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("engine not settled: %d timers due, %d tasks under way", due, e.busy.Load())
+		case <-t.C:
+		}
+	}
 }
 
 // New opens the data folder and returns an engine. Projects are loaded (and
@@ -153,7 +238,7 @@ func New(cfg Config) (*Engine, error) {
 	e := &Engine{cfg: cfg, st: st, clock: cfg.Clock, log: cfg.Logger, bootID: boot,
 		runner:        &proc.Runner{Shim: cfg.ShimPath, Clock: cfg.Clock, KillConfirm: cfg.KillConfirm},
 		recoverySlots: make(chan struct{}, cfg.Recoveries),
-		projects:      map[string]*project{}, live: map[*run]*agent{}}
+		projects:      map[string]*project{}, live: map[*run]*agent{}, armed: map[*armed]struct{}{}}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
 	ps, err := st.LoadProjects()
 	if err != nil {
@@ -217,21 +302,6 @@ func (e *Engine) notify(n notify.Notification) {
 	if e.cfg.Notifier != nil {
 		// A native notifier may block on the desktop's bus: never while an
 		// agent's lock is held, and never past Close.
-		e.goTask(func() { e.cfg.Notifier.Notify(n) })
+		e.transient(func() { e.cfg.Notifier.Notify(n) })
 	}
-}
-
-// recoveryTask runs f as a tracked task once a recovery slot is free, so
-// that slow recoveries (a grace, a kill confirmation) run side by side, a
-// few at a time, and never on a monitor's timer.
-func (e *Engine) recoveryTask(f func()) bool {
-	return e.goTask(func() {
-		select {
-		case e.recoverySlots <- struct{}{}:
-		case <-e.ctx.Done():
-			return
-		}
-		defer func() { <-e.recoverySlots }()
-		f()
-	})
 }

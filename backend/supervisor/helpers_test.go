@@ -200,6 +200,16 @@ func (h *harness) waitStatus(id string, want lifecycle.Status, within time.Durat
 	}
 }
 
+// waitLog waits until the agent's log holds text (an agent says it is
+// ready, e.g. its signal traps are set).
+func (h *harness) waitLog(id, text string) {
+	h.t.Helper()
+	waitFor(h.t, id+" to log "+text, 5*time.Second, func() bool {
+		b, _ := os.ReadFile(h.get(id).LogPath)
+		return strings.Contains(string(b), text)
+	})
+}
+
 // diskRecord reads the record file as the next engine would.
 func (h *harness) diskRecord(id string) *store.Record {
 	h.t.Helper()
@@ -272,6 +282,18 @@ func waitFor(t *testing.T, what string, within time.Duration, cond func() bool) 
 			t.Fatalf("timed out after %s waiting for %s", within, what)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// settle waits until every timer due by now has run and no recovery or
+// notification is under way (see Engine.settle): the barrier that lets a
+// test assert that something did not happen.
+func (h *harness) settle() {
+	h.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := h.e.settle(ctx); err != nil {
+		h.t.Fatal(err)
 	}
 }
 

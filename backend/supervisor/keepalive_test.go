@@ -76,7 +76,7 @@ func TestKeepAliveCrashLoop(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.clk.Advance(time.Hour)
-	time.Sleep(100 * time.Millisecond)
+	h.settle()
 	if r := h.get("loop"); r.RestartCount != 8 || r.Desired != lifecycle.DesiredStopped || r.NextRestartAt != nil {
 		t.Fatalf("after stop: restarts %d desired %s next %v", r.RestartCount, r.Desired, r.NextRestartAt)
 	}

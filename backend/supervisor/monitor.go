@@ -106,7 +106,7 @@ func (e *Engine) restartMonitor(p *project) {
 // a.mu is held.
 func (e *Engine) recover(a *agent, f func()) {
 	a.recovering = true
-	ok := e.goTask(func() {
+	ok := e.transient(func() {
 		defer func() {
 			a.mu.Lock()
 			a.recovering = false

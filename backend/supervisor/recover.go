@@ -177,6 +177,9 @@ func (e *Engine) recoverStale(a *agent, rn *run, silent time.Duration) {
 			}
 			return
 		}
+		if h := e.hooks.afterStaleKill; h != nil {
+			h(id)
+		}
 		a.mu.Lock()
 		// The kill was recorded (the forced outcome), not a user stop; and
 		// the agent is still there (a remove ends its lifetime).

@@ -93,7 +93,9 @@ func (h *claudeHarness) waitSession(id, want string) {
 // goStale moves the fake clock past the stale threshold, one tick at a time
 // of the stale check.
 func (h *claudeHarness) goStale() {
+	h.settle() // passes under way have re-armed their timers
 	h.clk.Advance(11 * time.Second)
+	h.settle()
 }
 
 // (a) A success result line: completed, judged by the result line; the
@@ -229,7 +231,7 @@ func TestGenericAgentsAreNotStaleChecked(t *testing.T) {
 	}
 	// Notified once only.
 	h.goStale()
-	time.Sleep(100 * time.Millisecond)
+	h.settle()
 	if n := len(h.rec.notes(notify.KindStale)); n != 1 {
 		t.Fatalf("%d stale notices", n)
 	}
@@ -265,7 +267,7 @@ func TestOrphanAtLoadResumes(t *testing.T) {
 	}
 	// The watchdog, firing after the load-time check, finds nothing more.
 	h.clk.Advance(30 * time.Second)
-	time.Sleep(300 * time.Millisecond)
+	h.settle()
 	if n := strings.Count(h.events(), `"event":"recovery"`); n != 1 {
 		t.Fatalf("%d recoveries, want 1", n)
 	}
@@ -279,7 +281,8 @@ func TestWatchdogFindsOrphanOnce(t *testing.T) {
 	syscall.Kill(r.PID, syscall.SIGKILL)
 	h.clk.Advance(30 * time.Second)
 	h.waitStatus("gen", lifecycle.Failed, 5*time.Second)
-	time.Sleep(400 * time.Millisecond)
+	h.clk.Advance(30 * time.Second) // a second watchdog pass
+	h.settle()
 	if ev := h.events(); strings.Contains(ev, "orphaned") || strings.Count(ev, `"from":"running"`) != 1 {
 		t.Fatalf("exit handled twice:\n%s", ev)
 	}
@@ -377,7 +380,7 @@ func TestSettingsValidationAndLiveChange(t *testing.T) {
 	h.create(AgentSpec{ID: "q", Command: "/bin/sh", Args: []string{"-c", "exec sleep 300"}, StaleCheck: &on})
 	h.start("q")
 	h.clk.Advance(11 * time.Second)
-	time.Sleep(100 * time.Millisecond)
+	h.settle()
 	if len(h.rec.notes(notify.KindStale)) != 0 {
 		t.Fatal("old threshold still used")
 	}
@@ -457,8 +460,10 @@ func TestOneRecoveryAtATime(t *testing.T) {
 	for range 3 {
 		<-done
 	}
-	waitFor(t, "resumed", 10*time.Second, func() bool { return h.get("a").AutoResumeCount == 1 && h.get("a").Status == lifecycle.Running })
-	time.Sleep(300 * time.Millisecond)
+	waitFor(t, "resumed", 10*time.Second, func() bool {
+		return h.get("a").AutoResumeCount == 1 && h.get("a").Status == lifecycle.Running && len(h.invocations()) == 2
+	})
+	h.settle()
 	if r := h.get("a"); r.AutoResumeCount != 1 || len(h.invocations()) != 2 {
 		t.Fatalf("autoResumeCount %d, %d runs; want 1 and 2", r.AutoResumeCount, len(h.invocations()))
 	}

@@ -70,6 +70,7 @@ func (e *Engine) startLocked(a *agent, args []string, reason string, mut func(r 
 		pend.Abort()
 		return errStartFailed(id, err)
 	}
+	now := e.clock.Now().UTC() // before the agent can have ended
 	p, err := pend.Go()
 	if err != nil {
 		msg := errStartFailed(id, err)
@@ -81,8 +82,7 @@ func (e *Engine) startLocked(a *agent, args []string, reason string, mut func(r 
 		}
 		return msg
 	}
-	now := e.clock.Now().UTC()
-	err = e.apply(a, lifecycle.Running, reason, func(r *store.Record) {
+	err = e.applySteps(a, step{to: lifecycle.Running, reason: reason, data: map[string]any{"logOffset": logStart, "pid": p.PID}, mut: func(r *store.Record) {
 		r.PID, r.ProcessStartTime = p.PID, p.StartTime
 		r.PreviousStatus = ""
 		r.Attached = true
@@ -91,7 +91,7 @@ func (e *Engine) startLocked(a *agent, args []string, reason string, mut func(r 
 		if mut != nil {
 			mut(r)
 		}
-	})
+	}})
 	rn := newRun(p)
 	if err != nil {
 		// The process runs but its record could not say so: stop it rather

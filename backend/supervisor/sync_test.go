@@ -76,7 +76,7 @@ func TestEngineCrashAndRestart(t *testing.T) {
 	waitFor(t, "exits while away", 5*time.Second, func() bool {
 		return !procid.Alive(before["exit0"].PID) && !procid.Alive(before["exit3"].PID)
 	})
-	time.Sleep(50 * time.Millisecond) // the shim writes exit.json right after
+	// No pause here: a shim still writing exit.json is waited for.
 
 	sum, err := h.e.SelectProject(context.Background(), h.project.ID)
 	if err != nil {

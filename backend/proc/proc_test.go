@@ -1,0 +1,196 @@
+package proc
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jonboulle/clockwork"
+
+	"shepherd/backend/procid"
+	"shepherd/backend/shim"
+)
+
+var shimBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "proc-test-")
+	if err != nil {
+		panic(err)
+	}
+	shimBin = filepath.Join(dir, "shepherd-shim")
+	if out, err := exec.Command("go", "build", "-o", shimBin, "shepherd/backend/shim/cmd/shepherd-shim").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build shim: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func spec(t *testing.T, script string) Spec {
+	dir := t.TempDir()
+	return Spec{Path: "/bin/sh", Argv: []string{"sh", "-c", script}, Dir: dir, Env: os.Environ(),
+		Log: filepath.Join(dir, "agent.log"), ExitFile: filepath.Join(dir, "exit.json"),
+		RunFile: filepath.Join(dir, "run.json"), Grace: time.Second}
+}
+
+// A shim whose go-ahead never comes starts nothing and ends.
+func TestAbortStartsNothing(t *testing.T) {
+	r := &Runner{Shim: shimBin}
+	s := spec(t, "echo ran")
+	p, err := r.Prepare(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.ShimPID <= 0 || p.ShimStartTime == 0 {
+		t.Fatalf("shim identity %d %d", p.ShimPID, p.ShimStartTime)
+	}
+	p.Abort()
+	if procid.Alive(p.ShimPID) {
+		t.Fatal("shim alive after Abort")
+	}
+	for _, f := range []string{s.RunFile, s.ExitFile} {
+		if _, err := os.Stat(f); !os.IsNotExist(err) {
+			t.Fatalf("%s written: %v", f, err)
+		}
+	}
+	if b, _ := os.ReadFile(s.Log); len(b) != 0 {
+		t.Fatalf("log: %q", b)
+	}
+}
+
+// Go starts the agent; Wait reports its real exit code and closes Done.
+func TestGoAndWait(t *testing.T) {
+	r := &Runner{Shim: shimBin}
+	s := spec(t, "echo hello; exit 3")
+	pend, err := r.Prepare(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := pend.Go()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := p.Wait(context.Background())
+	if err != nil || st == nil || st.ExitCode == nil || *st.ExitCode != 3 || st.PID != p.PID {
+		t.Fatalf("wait: %+v %v", st, err)
+	}
+	select {
+	case <-p.Done():
+	default:
+		t.Fatal("Done not closed")
+	}
+	if p.Exit() != st {
+		t.Fatal("Exit differs from Wait's answer")
+	}
+	p.Reap(context.Background())
+	ri, err := shim.ReadRun(s.RunFile)
+	if err != nil || ri == nil || ri.PID != p.PID || ri.ShimPID != pend.ShimPID {
+		t.Fatalf("run file: %+v %v", ri, err)
+	}
+	if b, _ := os.ReadFile(s.Log); string(b) != "hello\n" {
+		t.Fatalf("log %q", b)
+	}
+}
+
+// A command the shim cannot exec is an error from Go, and nothing runs.
+func TestGoReportsExecFailure(t *testing.T) {
+	r := &Runner{Shim: shimBin}
+	s := spec(t, "")
+	s.Path = filepath.Join(s.Dir, "missing")
+	pend, err := r.Prepare(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pend.Go(); err == nil || !strings.Contains(err.Error(), "no such file") {
+		t.Fatalf("go: %v", err)
+	}
+}
+
+// While the shim lives, the exit status it owes is waited for: the agent
+// is gone, the file comes a moment later.
+func TestAwaitExitWaitsWhileShimLives(t *testing.T) {
+	dir := t.TempDir()
+	exitFile := filepath.Join(dir, "exit.json")
+	fakeShim := exec.Command("sleep", "300")
+	if err := fakeShim.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { fakeShim.Process.Kill(); fakeShim.Wait() }()
+	st, _ := procid.StartTime(fakeShim.Process.Pid)
+	id := Identity{PID: 999999, ShimPID: fakeShim.Process.Pid, ShimStartTime: st, ExitFile: exitFile}
+	go func() {
+		time.Sleep(150 * time.Millisecond) // the shim is slow to write
+		os.WriteFile(exitFile, []byte(`{"pid":999999,"exitCode":7,"exitedAt":"2026-01-02T03:04:05Z"}`), 0o600)
+	}()
+	got := (&Runner{}).AwaitExit(context.Background(), id)
+	if got == nil || got.ExitCode == nil || *got.ExitCode != 7 {
+		t.Fatalf("await: %+v", got)
+	}
+}
+
+// A shim that is gone owes nothing: no status, no wait.
+func TestAwaitExitShimGone(t *testing.T) {
+	id := Identity{PID: 999999, ShimPID: 999998, ExitFile: filepath.Join(t.TempDir(), "exit.json")}
+	start := time.Now()
+	if got := (&Runner{}).AwaitExit(context.Background(), id); got != nil {
+		t.Fatalf("await: %+v", got)
+	}
+	if time.Since(start) > time.Second {
+		t.Fatal("waited for a shim that is gone")
+	}
+}
+
+// Terminate waits its grace on the runner's clock, then kills.
+func TestTerminateOnClock(t *testing.T) {
+	clk := clockwork.NewFakeClock()
+	r := &Runner{Shim: shimBin, Clock: clk}
+	sp := spec(t, `trap "" TERM; echo ready; while :; do sleep 1; done`)
+	pend, err := r.Prepare(sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := pend.Go()
+	if err != nil {
+		t.Fatal(err)
+	}
+	go p.Wait(context.Background())
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if b, _ := os.ReadFile(sp.Log); strings.Contains(string(b), "ready") {
+			break // its trap is set
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("agent never ready")
+		}
+	}
+	type res struct{ killed, gone bool }
+	done := make(chan res, 1)
+	go func() {
+		k, g := p.Terminate(context.Background(), []Step{{Signal: syscall.SIGTERM, Wait: 10 * time.Second}}, nil)
+		done <- res{k, g}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := clk.BlockUntilContext(ctx, 1); err != nil { // the grace timer
+		t.Fatal(err)
+	}
+	clk.Advance(10 * time.Second)
+	select {
+	case r := <-done:
+		if !r.killed || !r.gone {
+			t.Fatalf("terminate: %+v", r)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("terminate did not end")
+	}
+	if st := p.Exit(); st == nil || st.Signal != "SIGKILL" {
+		t.Fatalf("exit %+v", st)
+	}
+}
