@@ -3,12 +3,35 @@
 import {z} from 'zod'
 
 export const STATUSES = [
-  'not_started', 'spawning', 'running', 'timed_out', 'stopping', 'killing',
+  'not_started', 'queued', 'spawning', 'running', 'timed_out', 'stopping', 'killing',
   'completed', 'failed', 'stopped', 'interrupted', 'paused',
 ] as const
 export type Status = (typeof STATUSES)[number]
 
 export const LIVE: ReadonlySet<string> = new Set(['spawning', 'running', 'timed_out', 'stopping', 'killing'])
+
+// Fields the engine is growing (activity, queue, pause, results, stats,
+// permissions): optional, shown when present.
+export const activitySchema = z.object({
+  state: z.string(), // working | busy | silent | stale
+  since: z.string().nullish(),
+  tool: z.string().nullish(),
+  toolSince: z.string().nullish(),
+}).loose()
+export type Activity = z.infer<typeof activitySchema>
+
+export const resultSchema = z.object({
+  turns: z.number().nullish(),
+  durationMs: z.number().nullish(),
+  costUsd: z.number().nullish(),
+  inputTokens: z.number().nullish(),
+  cachedInputTokens: z.number().nullish(),
+  outputTokens: z.number().nullish(),
+}).loose()
+export type RunResult = z.infer<typeof resultSchema>
+
+export const totalsSchema = resultSchema.extend({runs: z.number().nullish()})
+export type Totals = z.infer<typeof totalsSchema>
 
 export const agentSchema = z.object({
   id: z.string(),
@@ -43,6 +66,13 @@ export const agentSchema = z.object({
   autoResumeCount: z.number(),
   resumeCount: z.number(),
   pausedAt: z.string().nullish(),
+  pauseNote: z.string().nullish(),
+  queuePosition: z.number().nullish(),
+  activity: activitySchema.nullish(),
+  lastResult: resultSchema.nullish(),
+  totals: totalsSchema.nullish(),
+  stats: z.object({cpuPercent: z.number().nullish(), rssBytes: z.number().nullish()}).loose().nullish(),
+  permissions: z.array(z.string()).nullish(),
   staleCheck: z.boolean().nullish(),
   stale: z.boolean().nullish(),
   logPath: z.string(),

@@ -1,0 +1,119 @@
+// Attention first: which group an agent belongs to, why it needs the user,
+// how the list is filtered and sorted. Pure functions, so the list and the
+// tests agree.
+import {LIVE, type Agent} from '../api'
+import {parseTime} from './time'
+
+export type Group = 'attention' | 'working' | 'idle'
+export const GROUPS: readonly Group[] = ['attention', 'working', 'idle']
+export const GROUP_LABELS: Record<Group, string> = {attention: 'Needs you', working: 'Working', idle: 'Idle'}
+
+/** Failures of a keep-alive restart in a row from which it counts as looping. */
+export const LOOPING = 3
+
+/** A keep-alive agent waiting for its next restart. */
+export const isRestarting = (a: Agent) => !!a.nextRestartAt && !LIVE.has(a.status)
+
+/** Why an agent needs the user, in a few words; '' when it does not. */
+export function attentionReason(a: Agent): string {
+  const live = LIVE.has(a.status)
+  if (a.stale && a.status === 'running') return 'silent, left running'
+  if (a.restartFailureCount >= LOOPING && a.desired === 'running') {
+    return `restart loop (${a.restartFailureCount} failures in a row)`
+  }
+  if (isRestarting(a)) return ''
+  if (a.status === 'failed') return a.exitReason === 'resume_limit' ? 'auto-resume limit reached' : 'failed'
+  if (a.status === 'interrupted') {
+    const unknown = !a.exitReason || a.exitReason === 'unknown' ||
+      (a.exitReason === 'exited_while_app_closed' && a.exitCode == null)
+    return unknown ? 'interrupted, reason unknown' : 'interrupted'
+  }
+  if (a.error && !live && a.status !== 'queued') return a.exitReason === 'timed_out' ? 'timed out' : 'could not start'
+  return ''
+}
+
+export function groupOf(a: Agent): Group {
+  if (attentionReason(a)) return 'attention'
+  if (LIVE.has(a.status) || a.status === 'queued' || isRestarting(a)) return 'working'
+  return 'idle'
+}
+
+export type SortKey = 'default' | 'name' | 'status' | 'activity' | 'runtime' | 'started' | 'runs' | 'cost'
+export interface Sort {
+  key: SortKey
+  desc: boolean
+}
+
+const time = (t?: string | null) => parseTime(t) ?? 0
+
+/** Run time in ms for sorting: live runs count to now. */
+function runMs(a: Agent, now: number): number {
+  const start = parseTime(a.startedAt)
+  if (start === null) return -1
+  if (LIVE.has(a.status)) return now - start
+  const stop = parseTime(a.stoppedAt)
+  return stop === null ? -1 : stop - start
+}
+
+export const runsOf = (a: Agent) =>
+  a.totals?.runs ?? (a.startedAt ? 1 + a.restartCount + a.resumeCount : 0)
+export const costOf = (a: Agent) => a.totals?.costUsd ?? a.lastResult?.costUsd ?? undefined
+
+/** The latest moment something happened to the agent. */
+export const touchedAt = (a: Agent) =>
+  Math.max(time(a.stoppedAt), time(a.startedAt), time(a.lastActivityAt), time(a.createdAt))
+
+const STATUS_ORDER = ['failed', 'interrupted', 'timed_out', 'running', 'spawning', 'stopping', 'killing',
+  'queued', 'paused', 'stopped', 'completed', 'not_started']
+
+function compare(a: Agent, b: Agent, key: SortKey, now: number): number {
+  switch (key) {
+    case 'name': return (a.name || a.id).localeCompare(b.name || b.id)
+    case 'status': return STATUS_ORDER.indexOf(a.status) - STATUS_ORDER.indexOf(b.status)
+    case 'activity': return time(a.activity?.since ?? a.lastActivityAt) - time(b.activity?.since ?? b.lastActivityAt)
+    case 'runtime': return runMs(a, now) - runMs(b, now)
+    case 'started': return time(a.startedAt) - time(b.startedAt)
+    case 'runs': return runsOf(a) - runsOf(b)
+    case 'cost': return (costOf(a) ?? -1) - (costOf(b) ?? -1)
+    case 'default': return touchedAt(b) - touchedAt(a) // most recent first
+  }
+}
+
+/** Sorted copy; ties keep the name order so rows do not jump. */
+export function sortAgents(agents: readonly Agent[], sort: Sort, now = Date.now()): Agent[] {
+  const dir = sort.desc && sort.key !== 'default' ? -1 : 1
+  return agents.slice().sort((a, b) =>
+    dir * compare(a, b, sort.key, now) || (a.name || a.id).localeCompare(b.name || b.id))
+}
+
+/** Agents whose id, name, command or status contain every word of the query. */
+export function filterAgents(agents: readonly Agent[], query: string, groups?: ReadonlySet<Group>): Agent[] {
+  const words = query.trim().toLowerCase().split(/\s+/).filter(Boolean)
+  return agents.filter((a) => {
+    if (groups && groups.size > 0 && !groups.has(groupOf(a))) return false
+    if (!words.length) return true
+    const hay = `${a.id} ${a.name ?? ''} ${a.command} ${(a.args ?? []).join(' ')} ${a.status} ${a.exitReason ?? ''}`.toLowerCase()
+    return words.every((w) => hay.includes(w))
+  })
+}
+
+export interface GroupRows {
+  group: Group
+  agents: Agent[]
+}
+
+/** The agents in their groups, attention first, each group sorted; empty groups left out. */
+export function groupAgents(agents: readonly Agent[], sort: Sort, now = Date.now()): GroupRows[] {
+  const by: Record<Group, Agent[]> = {attention: [], working: [], idle: []}
+  for (const a of agents) by[groupOf(a)].push(a)
+  return GROUPS.filter((g) => by[g].length > 0).map((g) => ({group: g, agents: sortAgents(by[g], sort, now)}))
+}
+
+export function countGroups(agents: readonly Agent[]): Record<Group, number> {
+  const n: Record<Group, number> = {attention: 0, working: 0, idle: 0}
+  for (const a of agents) n[groupOf(a)]++
+  return n
+}
+
+/** Agents that "Stop all" stops: live, queued, or waiting to restart. */
+export const stoppable = (a: Agent) => LIVE.has(a.status) || a.status === 'queued' || isRestarting(a)
