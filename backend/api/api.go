@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"shepherd/backend/eventbus"
 	"shepherd/backend/store"
 	"shepherd/backend/supervisor"
 )
@@ -45,7 +46,12 @@ type Engine interface {
 
 // Options are the handler's settings beyond the engine and the token.
 type Options struct {
-	Version string // reported by GET /v1/engine
+	Version   string        // reported by GET /v1/engine
+	Bus       *eventbus.Bus // the engine's events, for GET /v1/events (nil: none)
+	Heartbeat time.Duration // of idle event streams; 0: DefaultHeartbeat
+	// Quit, when set, is called by POST /v1/engine/quit (after the answer
+	// is sent): the engine's host shuts down.
+	Quit func()
 }
 
 // EngineStatus is the answer of GET /v1/engine, a cheap health check.
@@ -95,6 +101,8 @@ func New(eng Engine, token string, opts Options) http.Handler {
 	m := h.mux
 	m.HandleFunc("GET /v1/engine", h.engineStatus)
 	m.HandleFunc("GET /v1/engine/processes", h.allProcesses)
+	m.HandleFunc("GET /v1/events", h.stream)
+	m.HandleFunc("POST /v1/engine/quit", h.quit)
 	m.HandleFunc("GET /v1/engine/processes/{project}/{agent}", h.oneProcess)
 
 	m.HandleFunc("GET /v1/projects", h.listProjects)
@@ -172,6 +180,23 @@ func (r *headerRecorder) WriteHeader(code int) {
 
 func (h *handler) engineStatus(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, EngineStatus{PID: os.Getpid(), Version: h.opts.Version})
+}
+
+// quit answers, then asks the host to shut the engine down. Agents keep
+// running (unless the host's stop-on-quit preference says otherwise).
+func (h *handler) quit(w http.ResponseWriter, r *http.Request) {
+	if !emptyBody(w, r) {
+		return
+	}
+	if h.opts.Quit == nil {
+		writeError(w, http.StatusNotImplemented, "NotImplemented", "this engine cannot be asked to quit")
+		return
+	}
+	writeJSON(w, http.StatusAccepted, map[string]any{"pid": os.Getpid(), "quitting": true})
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+	go h.opts.Quit()
 }
 
 func (h *handler) allProcesses(w http.ResponseWriter, r *http.Request) {

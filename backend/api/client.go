@@ -90,15 +90,7 @@ func (c *Client) Do(ctx context.Context, method, path string, body any) (*Respon
 		return nil, fmt.Errorf("%w: reading the answer: %v", ErrUnreachable, err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		e := &Error{Status: resp.StatusCode}
-		var eb ErrorBody
-		if json.Unmarshal(data, &eb) == nil && eb.Error != "" {
-			e.Name, e.Message = eb.Error, eb.Message
-		} else {
-			e.Name = http.StatusText(resp.StatusCode)
-			e.Message = fmt.Sprintf("engine answered %s: %s", resp.Status, strings.TrimSpace(string(data)))
-		}
-		return nil, e
+		return nil, decodeError(resp, data)
 	}
 	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: data}, nil
 }
@@ -116,4 +108,17 @@ func (c *Client) JSON(ctx context.Context, method, path string, body, out any) (
 		}
 	}
 	return resp.Body, nil
+}
+
+// decodeError turns a non-2xx answer into an *Error.
+func decodeError(resp *http.Response, data []byte) *Error {
+	e := &Error{Status: resp.StatusCode}
+	var eb ErrorBody
+	if json.Unmarshal(data, &eb) == nil && eb.Error != "" {
+		e.Name, e.Message = eb.Error, eb.Message
+	} else {
+		e.Name = http.StatusText(resp.StatusCode)
+		e.Message = fmt.Sprintf("engine answered %s: %s", resp.Status, strings.TrimSpace(string(data)))
+	}
+	return e
 }

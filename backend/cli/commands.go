@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"net/http"
@@ -42,7 +43,10 @@ func init() {
 		{name: "stop-all", args: "P", summary: "stop every running agent of a project", minPos: 1, maxPos: 1, run: cmdStopAll},
 		{name: "logs", args: "P A [-n N] [-f]", summary: "print an agent's log (-f: keep printing what it writes, until Ctrl-C)",
 			minPos: 2, maxPos: 2, setup: setupLogs},
-		{name: "events", args: "P", summary: "print a project's event history", minPos: 1, maxPos: 1, run: cmdEvents},
+		{name: "events", args: "[P] [-f]", summary: "print a project's event history (-f: the live events of the engine, or of P, until Ctrl-C)",
+			maxPos: 1, setup: setupEvents},
+		{name: "quit", summary: "ask the running engine (window or serve) to quit; agents keep running unless the stop-on-quit preference is on",
+			maxPos: 0, run: cmdQuit},
 		{name: "ps", args: "[P A]", summary: "the dashboard: every agent of every loaded project, with its log file (or one agent)",
 			maxPos: 2, run: cmdPs},
 		{name: "status", summary: "check that the engine answers", maxPos: 0, run: cmdStatus},
@@ -684,6 +688,120 @@ func (e *env) followLog(project, agent, offset string) error {
 			off = next
 		}
 	}
+}
+
+func setupEvents(fs *flag.FlagSet) runFunc {
+	follow := fs.Bool("f", false, "print the engine's live events as they happen, until Ctrl-C")
+	fs.BoolVar(follow, "follow", false, "same as -f")
+	return func(e *env, pos, tail []string) error {
+		if *follow {
+			return e.streamEvents(pos)
+		}
+		if len(pos) == 0 {
+			return &usageError{"events needs a project (or -f for the live events)"}
+		}
+		return cmdEvents(e, pos, tail)
+	}
+}
+
+// streamEvents prints the live events (of one project, with pos) until
+// Ctrl-C; with --json, one JSON object a line.
+func (e *env) streamEvents(pos []string) error {
+	q := ""
+	if len(pos) == 1 {
+		id, err := e.resolveProject(pos[0])
+		if err != nil {
+			return err
+		}
+		q = "project=" + url.QueryEscape(id)
+	}
+	c, err := e.connect()
+	if err != nil {
+		return err
+	}
+	err = c.Stream(e.ctx, q, 0, func(ev api.StreamEvent) error {
+		if ev.Name == "hello" {
+			fmt.Fprintln(e.stderr, "Following the engine's events (Ctrl-C to stop)…")
+			return nil
+		}
+		if e.json {
+			b, _ := json.Marshal(map[string]any{"id": ev.ID, "event": ev.Name, "data": json.RawMessage(ev.Data)})
+			_, err := fmt.Fprintf(e.stdout, "%s\n", b)
+			return err
+		}
+		_, err := fmt.Fprintln(e.stdout, describeEvent(ev))
+		return err
+	})
+	if e.ctx.Err() != nil {
+		return nil // Ctrl-C: a normal end
+	}
+	if errors.Is(err, api.ErrUnreachable) {
+		return fmt.Errorf("the engine went away: %w", err)
+	}
+	return err
+}
+
+// describeEvent is one line a person reads: the time, the event and what it
+// says.
+func describeEvent(ev api.StreamEvent) string {
+	now := time.Now().Format("15:04:05")
+	var d struct {
+		ProjectID string   `json:"projectId"`
+		ID        string   `json:"id"`
+		AgentID   string   `json:"agentId"`
+		Status    string   `json:"status"`
+		Reason    string   `json:"exitReason"`
+		Title     string   `json:"title"`
+		Message   string   `json:"message"`
+		Total     int      `json:"total"`
+		Lines     []string `json:"lines"`
+	}
+	_ = json.Unmarshal(ev.Data, &d)
+	switch ev.Name {
+	case "agent:state":
+		s := fmt.Sprintf("%s  %-14s %s/%s  %s", now, ev.Name, d.ProjectID, d.ID, d.Status)
+		if d.Reason != "" {
+			s += " (" + d.Reason + ")"
+		}
+		return s
+	case "agent:removed":
+		return fmt.Sprintf("%s  %-14s %s/%s", now, ev.Name, d.ProjectID, d.AgentID)
+	case "notify":
+		return fmt.Sprintf("%s  %-14s %s/%s  %s: %s", now, ev.Name, d.ProjectID, d.AgentID, d.Title, d.Message)
+	case "project:synced":
+		return fmt.Sprintf("%s  %-14s %s  %d agents checked", now, ev.Name, d.ProjectID, d.Total)
+	case "agent:log":
+		return fmt.Sprintf("%s  %-14s %s/%s  %d lines", now, ev.Name, d.ProjectID, d.AgentID, len(d.Lines))
+	}
+	return fmt.Sprintf("%s  %-14s %s", now, ev.Name, ev.Data)
+}
+
+// cmdQuit asks the engine to quit and waits until it has.
+func cmdQuit(e *env, _, _ []string) error {
+	c, err := e.connect()
+	if err != nil {
+		return err
+	}
+	var ans struct {
+		PID int `json:"pid"`
+	}
+	if _, err := e.call(http.MethodPost, "/v1/engine/quit", nil, &ans); err != nil {
+		return err
+	}
+	for deadline := time.Now().Add(45 * time.Second); time.Now().Before(deadline); {
+		if _, err := c.Do(e.ctx, http.MethodGet, "/v1/engine", nil); errors.Is(err, api.ErrUnreachable) {
+			if !e.json {
+				fmt.Fprintf(e.stdout, "Shepherd (pid %d) has quit.\n", ans.PID)
+			}
+			return nil
+		}
+		select {
+		case <-e.ctx.Done():
+			return e.ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	return fmt.Errorf("the engine (pid %d) was asked to quit but still answers after 45 s", ans.PID)
 }
 
 func cmdEvents(e *env, pos, _ []string) error {

@@ -13,10 +13,12 @@ import (
 	"github.com/rs/zerolog"
 
 	"shepherd/backend/api"
+	"shepherd/backend/eventbus"
 	"shepherd/backend/instance"
 	"shepherd/backend/logging"
 	"shepherd/backend/notify"
 	"shepherd/backend/paths"
+	"shepherd/backend/prefs"
 	"shepherd/backend/supervisor"
 )
 
@@ -36,6 +38,12 @@ type ServeOptions struct {
 	Notifier notify.Notifier    // native notifications (the GUI's); may be nil
 	Logger   *zerolog.Logger    // nil: the app log file plus Console
 	Console  io.Writer          // console log lines and the start-up message; nil: os.Stderr
+	// OnQuit is called when a client asks the engine to quit (`shepherd
+	// quit`, POST /v1/engine/quit); nil: Serve returns. The app passes its
+	// own quit, which ends the window too.
+	OnQuit func()
+	// Heartbeat of idle event streams; 0: the API's default.
+	Heartbeat time.Duration
 }
 
 // Host is a running engine with its API: the lock on the data folder, the
@@ -43,9 +51,13 @@ type ServeOptions struct {
 // desktop app embeds one and uses Engine directly.
 type Host struct {
 	Engine *supervisor.Engine
+	Bus    *eventbus.Bus // the engine's events, for every client
 	Info   api.EngineInfo
 	Paths  paths.Paths
 	Logger zerolog.Logger
+
+	quit     chan struct{} // closed when a client asks to quit (no OnQuit)
+	quitOnce sync.Once
 
 	server     *api.Server
 	lock       *instance.Lock
@@ -69,7 +81,7 @@ func Start(ctx context.Context, opts ServeOptions) (_ *Host, err error) {
 	if err := p.Ensure(); err != nil {
 		return nil, fmt.Errorf("create Shepherd's folders: %w", err)
 	}
-	h := &Host{Paths: p}
+	h := &Host{Paths: p, quit: make(chan struct{})}
 	defer func() {
 		if err != nil {
 			_ = h.release()
@@ -97,10 +109,11 @@ func Start(ctx context.Context, opts ServeOptions) (_ *Host, err error) {
 	if _, serr := os.Stat(shim); serr != nil {
 		h.Logger.Warn().Str("shim", shim).Err(serr).Msg("agent shim not found; starting agents will fail")
 	}
+	h.Bus = eventbus.New(eventbus.Options{Next: opts.Emitter})
 	h.Engine, err = supervisor.New(supervisor.Config{
 		DataDir:  p.Data,
 		ShimPath: shim,
-		Emitter:  opts.Emitter,
+		Emitter:  h.Bus,
 		Notifier: opts.Notifier,
 		Logger:   h.Logger,
 	})
@@ -111,7 +124,11 @@ func Start(ctx context.Context, opts ServeOptions) (_ *Host, err error) {
 	if err != nil {
 		return nil, err
 	}
-	handler := api.New(h.Engine, token, api.Options{Version: Version})
+	quit := opts.OnQuit
+	if quit == nil {
+		quit = func() { h.quitOnce.Do(func() { close(h.quit) }) }
+	}
+	handler := api.New(h.Engine, token, api.Options{Version: Version, Bus: h.Bus, Heartbeat: opts.Heartbeat, Quit: quit})
 	if h.server, err = api.Serve(context.Background(), listen, handler); err != nil {
 		return nil, err
 	}
@@ -144,6 +161,9 @@ func (h *Host) release() error {
 		if err := api.RemoveEngineInfo(h.Paths.EngineFile(), h.Info); err != nil {
 			errs = append(errs, fmt.Errorf("remove engine.json: %w", err))
 		}
+	}
+	if h.Bus != nil {
+		h.Bus.Close() // ends the event streams, so the server can shut down
 	}
 	if h.server != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -183,8 +203,36 @@ func Serve(ctx context.Context, opts ServeOptions) error {
 	case <-ctx.Done():
 	case <-h.Done():
 		serveErr = h.server.Err()
+	case <-h.quit:
+		fmt.Fprintln(console, "Asked to quit.")
+		h.StopAgentsIfAsked()
 	}
 	return errors.Join(serveErr, h.Close())
+}
+
+// StopAgentsIfAsked stops the agents of every project when the user's
+// preference says to on quit (off by default: agents outlive Shepherd),
+// within a bounded time.
+func (h *Host) StopAgentsIfAsked() {
+	p, err := prefs.Load()
+	if err != nil {
+		h.Logger.Warn().Err(err).Msg("cannot read the preferences; agents are left running")
+		return
+	}
+	if !p.StopAgentsOnQuit {
+		h.Logger.Info().Msg("quit: agents keep running")
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, pr := range h.Engine.Projects() {
+		res, err := h.Engine.StopAll(ctx, pr.ID)
+		if err != nil {
+			h.Logger.Warn().Err(err).Str("project", pr.ID).Msg("stop on quit")
+			continue
+		}
+		h.Logger.Info().Str("project", pr.ID).Int("agents", len(res)).Msg("stopped agents on quit")
+	}
 }
 
 // DefaultShimPath is $SHEPHERD_SHIM, or shepherd-shim in the folder of the

@@ -6,6 +6,7 @@ package paths
 import (
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/adrg/xdg"
 )
@@ -17,16 +18,28 @@ type Paths struct {
 	Data    string // projects, records, logs
 	State   string // the app's own log
 	Runtime string // engine.json of the running engine
+	Config  string // the app's preferences
+	// ConfigHome is $XDG_CONFIG_HOME itself (autostart entries live there).
+	ConfigHome string
 }
+
+// reload guards xdg.Reload, which rewrites the xdg package's variables:
+// two goroutines resolving paths at once (the engine and a CLI call in the
+// same process) must not race on them.
+var reload sync.Mutex
 
 // Default reads the XDG environment now (xdg.Reload), so a change of the
 // variables after start-up (tests) is honoured.
 func Default() Paths {
+	reload.Lock()
+	defer reload.Unlock()
 	xdg.Reload()
 	return Paths{
-		Data:    filepath.Join(xdg.DataHome, appDir),
-		State:   filepath.Join(xdg.StateHome, appDir),
-		Runtime: filepath.Join(xdg.RuntimeDir, appDir),
+		Data:       filepath.Join(xdg.DataHome, appDir),
+		State:      filepath.Join(xdg.StateHome, appDir),
+		Runtime:    filepath.Join(xdg.RuntimeDir, appDir),
+		Config:     filepath.Join(xdg.ConfigHome, appDir),
+		ConfigHome: xdg.ConfigHome,
 	}
 }
 

@@ -121,11 +121,16 @@ func WriteJSON(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	b = append(b, '\n')
+	return WriteFile(path, append(b, '\n'), fileMode)
+}
+
+// WriteFile writes b to path atomically (temp file, fsync, rename) with
+// mode, creating its folder (0700) if needed.
+func WriteFile(path string, b []byte, mode os.FileMode) error {
 	if err := os.MkdirAll(filepath.Dir(path), dirMode); err != nil {
 		return err
 	}
-	return renameio.WriteFile(path, b, fileMode)
+	return renameio.WriteFile(path, b, mode)
 }
 
 // LoadProjects reads projects.json; a missing file is an empty list.
