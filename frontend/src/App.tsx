@@ -4,13 +4,14 @@ import {Toaster, toast} from 'sonner'
 import {api, errorMessage} from './api'
 import {keys, useEngineEvents, useProjects} from './state/queries'
 import {useUI, type Dialog} from './state/ui'
-import {AgentFormDialog, RemoveAgentDialog} from './screens/agents/AgentDialogs'
+import {AgentFormDialog, RemoveAgentDialog, StopAllDialog} from './screens/agents/AgentDialogs'
+import {FeedPanel} from './screens/feed/FeedPanel'
 import {AgentsScreen} from './screens/agents/AgentsScreen'
 import {AddProjectDialog} from './screens/projects/AddProjectDialog'
 import {EmptyState} from './screens/projects/EmptyState'
 import {RemoveProjectDialog, RenameProjectDialog} from './screens/projects/ProjectDialogs'
 import {ProjectSwitcher} from './screens/projects/ProjectSwitcher'
-import {SettingsDialog} from './screens/settings/SettingsDialog'
+import {PrefsDialog, SettingsDialog} from './screens/settings/SettingsDialog'
 
 function Dialogs({dialog}: {dialog: Dialog | null}) {
   switch (dialog?.kind) {
@@ -21,34 +22,17 @@ function Dialogs({dialog}: {dialog: Dialog | null}) {
     case 'editAgent': return <AgentFormDialog agentId={dialog.agentId}/>
     case 'removeAgent': return <RemoveAgentDialog agentId={dialog.agentId}/>
     case 'settings': return <SettingsDialog/>
+    case 'prefs': return <PrefsDialog/>
+    case 'stopAll': return <StopAllDialog/>
     default: return null
   }
 }
 
-/** `/` focuses the visible search box (the log's, else the agents filter). */
-function useSlashFocus() {
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      const t = e.target as HTMLElement | null
-      if (e.key !== '/' || t?.closest('input, textarea, select, [contenteditable]')) return
-      const box = document.querySelector<HTMLInputElement>('[data-search="log"]') ??
-        document.querySelector<HTMLInputElement>('[data-search="agents"]')
-      if (box) {
-        e.preventDefault()
-        box.focus()
-      }
-    }
-    window.addEventListener('keydown', onKey)
-    return () => window.removeEventListener('keydown', onKey)
-  }, [])
-}
-
 export default function App() {
   useEngineEvents()
-  useSlashFocus()
   const qc = useQueryClient()
   const {data: projects, isLoading, error} = useProjects()
-  const {projectId, selectProject, dialog} = useUI()
+  const {projectId, selectProject, dialog, feedOpen} = useUI()
   const project = projects?.find((p) => p.id === projectId)
 
   // Fall back to the first project when none (or an unknown one) is selected.
@@ -79,6 +63,7 @@ export default function App() {
     <div className="shell">
       {projects && projects.length > 0 && <ProjectSwitcher/>}
       {body}
+      {feedOpen && projects && projects.length > 0 && <FeedPanel/>}
       <Dialogs dialog={dialog}/>
       <Toaster richColors closeButton position="bottom-right" theme="system"/>
     </div>

@@ -40,7 +40,9 @@ export const api = {
     remove: (projectId: string, id: string, force: boolean, deleteLog: boolean) =>
       Agents.Remove(projectId, id, force, deleteLog),
     stopAll: (projectId: string) =>
-      Agents.StopAll(projectId) as Promise<{agentId: string; error?: string}[]>,
+      Agents.StopAll(projectId) as Promise<{agentId: string; record?: Agent; error?: string}[]>,
+    /** Where the engine would find command (exec.LookPath); rejects when it would not. */
+    lookPath: (command: string, cwd: string) => Agents.LookPath(command, cwd),
     events: (projectId: string, id: string, limit = 200) =>
       Agents.Events(projectId, id, limit) as Promise<EngineEvent[]>,
   },

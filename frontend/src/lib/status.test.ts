@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 import {agent, at, NOW} from '../test/fixtures'
-import {canResume, restartText, runtimeText, statusView} from './status'
+import {activityText, canResume, restartText, runtimeText, statusView} from './status'
 
 describe('statusView', () => {
   it.each([
@@ -45,5 +45,25 @@ describe('restartText and canResume', () => {
     expect(canResume(agent({status: 'stopped', sessionId: 's1', resumeArgs: ['--resume', '{sessionId}']}))).toBe(true)
     expect(canResume(agent({status: 'stopped', resumeArgs: ['--resume']}))).toBe(false)
     expect(canResume(agent({status: 'running', sessionId: 's1', resumeArgs: ['x']}))).toBe(false)
+  })
+})
+
+describe('activityText and start errors', () => {
+  it('reads the engine’s activity when it sends one', () => {
+    expect(activityText(agent({status: 'running', activity: {state: 'busy', since: at(400), tool: 'Bash', toolSince: at(360)}}), NOW)).toBe('busy · Bash 6 min')
+    expect(activityText(agent({status: 'running', activity: {state: 'silent', since: at(180)}}), NOW)).toBe('silent 3 min')
+    expect(activityText(agent({status: 'running', activity: {state: 'working', since: at(10)}}), NOW)).toBe('working')
+  })
+  it('falls back to the last log growth', () => {
+    expect(activityText(agent({status: 'running', lastActivityAt: at(5)}), NOW)).toBe('active')
+    expect(activityText(agent({status: 'running', lastActivityAt: at(125)}), NOW)).toBe('silent 2 min')
+    expect(activityText(agent({status: 'completed', lastActivityAt: at(125)}), NOW)).toBe('')
+  })
+  it('a start error stays on the row', () => {
+    const v = statusView(agent({status: 'not_started', error: "Failed to start process 'c': not found"}))
+    expect(v).toMatchObject({tone: 'bad', label: 'not started', detail: "Failed to start process 'c': not found"})
+  })
+  it('a queued agent says its place', () => {
+    expect(statusView(agent({status: 'queued', queuePosition: 2}))).toMatchObject({label: 'queued', detail: '#2 in the queue'})
   })
 })

@@ -1,7 +1,7 @@
 // How an agent's status and exit reason are shown: one place, so the list,
 // the detail and the tests agree.
 import {LIVE, type Agent} from '../api'
-import {duration, inTime, parseTime} from './time'
+import {duration, inTime, parseTime, short} from './time'
 
 export type Tone = 'ok' | 'bad' | 'warn' | 'live' | 'idle'
 
@@ -16,7 +16,7 @@ export interface StatusView {
 const LABELS: Record<string, string> = {
   not_started: 'not started', spawning: 'starting', running: 'running', timed_out: 'timed out',
   stopping: 'stopping', killing: 'killing', completed: 'completed', failed: 'failed',
-  stopped: 'stopped', interrupted: 'interrupted', paused: 'paused',
+  stopped: 'stopped', interrupted: 'interrupted', paused: 'paused', queued: 'queued',
 }
 
 function exitPart(a: Agent): string {
@@ -45,7 +45,13 @@ export function statusView(a: Agent): StatusView {
     case 'crashed':
       return {icon: '✖', tone: 'bad', label, detail: `crashed${code ? ` (${code})` : ''}`}
   }
+  // A start that failed keeps the status it had, with the error, until the next start.
+  if (a.error && ['not_started', 'stopped', 'completed', 'paused'].includes(a.status)) {
+    return {icon: '✖', tone: 'bad', label, detail: a.error}
+  }
   switch (a.status) {
+    case 'queued':
+      return {icon: '◷', tone: 'live', label, detail: a.queuePosition ? `#${a.queuePosition} in the queue` : 'waiting for a free slot'}
     case 'completed':
       return {icon: '✔', tone: 'ok', label, detail: code || undefined}
     case 'failed':
@@ -55,7 +61,7 @@ export function statusView(a: Agent): StatusView {
     case 'stopped':
       return {icon: '■', tone: 'idle', label, detail: a.exitReason === 'stopped_by_user' ? 'stopped by user' : undefined}
     case 'paused':
-      return {icon: '⏸', tone: 'idle', label}
+      return {icon: '⏸', tone: 'idle', label, detail: a.pauseNote || undefined}
     case 'not_started':
       return {icon: '○', tone: 'idle', label}
   }
@@ -83,3 +89,26 @@ export function restartText(a: Agent, now = Date.now()): string {
 export const isLive = (a: Agent) => LIVE.has(a.status)
 export const canResume = (a: Agent) =>
   !LIVE.has(a.status) && !!a.sessionId && (a.resumeArgs?.length ?? 0) > 0
+
+/** What the agent is doing now: "busy · Bash 6 min", "silent 3 min", "active"; '' for an agent not running. */
+export function activityText(a: Agent, now = Date.now()): string {
+  const since = (t?: string | null) => {
+    const ms = parseTime(t)
+    return ms === null ? '' : short(now - ms)
+  }
+  if (!LIVE.has(a.status)) return ''
+  const act = a.activity
+  if (act) {
+    switch (act.state) {
+      case 'busy':
+        return act.tool ? `busy · ${act.tool} ${since(act.toolSince ?? act.since)}`.trim() : `busy ${since(act.since)}`.trim()
+      case 'working': return 'working'
+      case 'silent': return `silent ${since(act.since)}`.trim()
+      case 'stale': return `stale · silent ${since(act.since)}`.trim()
+    }
+    return act.state
+  }
+  const last = parseTime(a.lastActivityAt)
+  if (last === null) return ''
+  return now - last < 30_000 ? 'active' : `silent ${short(now - last)}`
+}

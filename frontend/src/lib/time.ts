@@ -45,3 +45,20 @@ export function clock(t?: string | null): string {
     month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit',
   })
 }
+
+/** A compact duration: "45 s", "6 min", "2 h 07 min", "3 d". */
+export function short(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000))
+  if (s < 60) return `${s} s`
+  if (s < 3600) return `${Math.floor(s / 60)} min`
+  if (s < 86400) return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')} min`
+  return `${Math.floor(s / 86400)} d`
+}
+
+/** The exact local time, for tooltips. */
+export function exact(t?: string | null): string {
+  const ms = parseTime(t)
+  return ms === null ? '' : new Date(ms).toLocaleString(undefined, {
+    year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit',
+  })
+}

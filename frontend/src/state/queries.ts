@@ -1,16 +1,23 @@
 // Server state: react-query hooks over src/api, kept fresh by pushed events
 // (no polling loop).
 import {useEffect} from 'react'
-import {useQuery, useQueryClient, type QueryClient} from '@tanstack/react-query'
+import {useQueries, useQuery, useQueryClient, type QueryClient} from '@tanstack/react-query'
 import {toast} from 'sonner'
-import {api, EVENTS, onEvent, type Agent, type SyncSummary} from '../api'
+import {api, EVENTS, onEvent, type Agent, type Project, type SyncSummary} from '../api'
+import {feedOf, type FeedEntry} from '../lib/feed'
 
 export const keys = {
   projects: ['projects'] as const,
   agents: (projectId: string) => ['agents', projectId] as const,
   events: (projectId: string, agentId: string) => ['events', projectId, agentId] as const,
   settings: (projectId: string) => ['settings', projectId] as const,
+  feed: (projectId: string) => ['feed', projectId] as const,
 }
+
+/** Events read for the feed, per project (the newest). */
+export const FEED_EVENTS = 400
+/** Events read for one agent's runs and events tab. */
+export const AGENT_EVENTS = 500
 
 export function useProjects() {
   return useQuery({queryKey: keys.projects, queryFn: api.projects.list})
@@ -27,8 +34,37 @@ export function useAgents(projectId: string | null) {
 export function useAgentEvents(projectId: string, agentId: string) {
   return useQuery({
     queryKey: keys.events(projectId, agentId),
-    queryFn: () => api.agents.events(projectId, agentId, 200),
+    queryFn: () => api.agents.events(projectId, agentId, AGENT_EVENTS),
   })
+}
+
+/** The activity feed of these projects, one query each (newest first within each). */
+export function useFeeds(projects: readonly Project[]): {projectId: string; entries: FeedEntry[]}[] {
+  return useQueries({
+    queries: projects.map((p) => ({
+      queryKey: keys.feed(p.id),
+      queryFn: async () => feedOf(await api.agents.events(p.id, '', FEED_EVENTS) ?? [], p.id),
+    })),
+    combine: (results) => results.map((r, i) => ({projectId: projects[i].id, entries: r.data ?? []})),
+  })
+}
+
+/** Invalidates a project's feed at most every half second, however many events arrive. */
+function feedRefresher(qc: QueryClient) {
+  const pending = new Map<string, ReturnType<typeof setTimeout>>()
+  return {
+    touch(projectId: string) {
+      if (pending.has(projectId)) return
+      pending.set(projectId, setTimeout(() => {
+        pending.delete(projectId)
+        void qc.invalidateQueries({queryKey: keys.feed(projectId)})
+      }, 500))
+    },
+    stop() {
+      pending.forEach(clearTimeout)
+      pending.clear()
+    },
+  }
 }
 
 export function useSettings(projectId: string | null) {
@@ -75,14 +111,17 @@ export function summarize(sum: SyncSummary): string {
 export function useEngineEvents() {
   const qc = useQueryClient()
   useEffect(() => {
+    const feed = feedRefresher(qc)
     const offs = [
       onEvent(EVENTS.agentState, (rec) => {
         upsertAgent(qc, rec)
+        feed.touch(rec.projectId)
         void qc.invalidateQueries({queryKey: keys.projects})
         void qc.invalidateQueries({queryKey: keys.events(rec.projectId, rec.id)})
       }),
       onEvent(EVENTS.agentRemoved, (ref) => {
         qc.setQueryData<Agent[]>(keys.agents(ref.projectId), (old) => old?.filter((a) => a.id !== ref.agentId))
+        feed.touch(ref.projectId)
         void qc.invalidateQueries({queryKey: keys.projects})
       }),
       onEvent(EVENTS.projectSynced, (sum) => {
@@ -92,6 +131,7 @@ export function useEngineEvents() {
         if (text) toast.info(text, {id: `synced-${sum.projectId}`})
       }),
       onEvent(EVENTS.notify, (n) => {
+        if (n.projectId) feed.touch(n.projectId)
         const opts = {description: n.message}
         if (n.level === 'error') toast.error(n.title, opts)
         else if (n.level === 'warning') toast.warning(n.title, opts)
@@ -99,6 +139,9 @@ export function useEngineEvents() {
         else toast.info(n.title, opts)
       }),
     ]
-    return () => offs.forEach((off) => off())
+    return () => {
+      offs.forEach((off) => off())
+      feed.stop()
+    }
   }, [qc])
 }

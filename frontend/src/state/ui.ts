@@ -1,6 +1,8 @@
 // Small UI state: which project and agent are selected and which dialog is
 // open. Server state lives in react-query, not here.
 import {create} from 'zustand'
+import type {Group, Sort} from '../lib/groups'
+import {lastSeen, markSeen} from '../lib/feed'
 
 export type Dialog =
   | {kind: 'addProject'}
@@ -10,6 +12,8 @@ export type Dialog =
   | {kind: 'editAgent'; agentId: string}
   | {kind: 'removeAgent'; agentId: string}
   | {kind: 'settings'}
+  | {kind: 'prefs'}
+  | {kind: 'stopAll'}
 
 const LAST_PROJECT = 'shepherd.lastProject'
 
@@ -26,28 +30,73 @@ interface UIState {
   agentId: string | null
   dialog: Dialog | null
   filter: string
+  /** The row the keyboard is on (↑/↓); the detail shows agentId. */
+  cursorId: string | null
+  /** Status chips: only these groups are listed (none: all). */
+  groups: ReadonlySet<Group>
+  collapsed: ReadonlySet<Group>
+  sort: Sort
+  feedOpen: boolean
+  /** Last time the feed was seen, per project (ms). */
+  seen: Record<string, number>
   selectProject: (id: string | null) => void
   selectAgent: (id: string | null) => void
+  setCursor: (id: string | null) => void
   open: (d: Dialog) => void
   close: () => void
   setFilter: (f: string) => void
+  toggleGroup: (g: Group) => void
+  toggleCollapsed: (g: Group) => void
+  sortBy: (key: Sort['key']) => void
+  setFeedOpen: (open: boolean) => void
+  markSeen: (projectIds: string[], at?: number) => void
+  seenOf: (projectId: string) => number
 }
 
-export const useUI = create<UIState>((set) => ({
+const toggled = <T,>(set: ReadonlySet<T>, v: T) => {
+  const next = new Set(set)
+  if (next.has(v)) next.delete(v)
+  else next.add(v)
+  return next
+}
+
+export const useUI = create<UIState>((set, get) => ({
   projectId: readLast(),
   agentId: null,
   dialog: null,
   filter: '',
+  cursorId: null,
+  groups: new Set(),
+  collapsed: new Set(),
+  sort: {key: 'default', desc: false},
+  feedOpen: false,
+  seen: {},
   selectProject: (id) => {
     try {
       if (id) localStorage.setItem(LAST_PROJECT, id)
     } catch {
       // storage unavailable: only the choice is not remembered
     }
-    set({projectId: id, agentId: null, filter: ''})
+    set({projectId: id, agentId: null, cursorId: null, filter: ''})
   },
-  selectAgent: (id) => set({agentId: id}),
+  selectAgent: (id) => set(id ? {agentId: id, cursorId: id} : {agentId: null}),
+  setCursor: (cursorId) => set({cursorId}),
   open: (dialog) => set({dialog}),
   close: () => set({dialog: null}),
   setFilter: (filter) => set({filter}),
+  toggleGroup: (g) => set((s) => ({groups: toggled(s.groups, g)})),
+  toggleCollapsed: (g) => set((s) => ({collapsed: toggled(s.collapsed, g)})),
+  sortBy: (key) => set((s) => ({
+    sort: s.sort.key === key ? (s.sort.desc ? {key: 'default', desc: false} : {key, desc: true}) : {key, desc: false},
+  })),
+  setFeedOpen: (feedOpen) => set({feedOpen}),
+  markSeen: (ids, at = Date.now()) => {
+    const seen = {...get().seen}
+    for (const id of ids) {
+      markSeen(id, at)
+      seen[id] = at
+    }
+    set({seen})
+  },
+  seenOf: (id) => get().seen[id] ?? lastSeen(id),
 }))

@@ -1,6 +1,8 @@
 import {useQueryClient} from '@tanstack/react-query'
 import {toast} from 'sonner'
 import {api, errorMessage, type Agent} from '../../api'
+import {Menu, type MenuItem} from '../../components/Menu'
+import {isRestarting} from '../../lib/groups'
 import {canResume, isLive} from '../../lib/status'
 import {upsertAgent} from '../../state/queries'
 import {useUI} from '../../state/ui'
@@ -8,39 +10,114 @@ import {useUI} from '../../state/ui'
 /** Runs an engine call; a rejection becomes a toast with the engine's message. */
 export function useAgentCall() {
   const qc = useQueryClient()
-  return async (what: string, call: () => Promise<Agent | void>) => {
+  return async (what: string, call: () => Promise<Agent | void>): Promise<Agent | void> => {
     try {
       const rec = await call()
       if (rec) upsertAgent(qc, rec)
+      return rec
     } catch (err) {
       toast.error(`Cannot ${what}`, {description: errorMessage(err)})
     }
   }
 }
 
-/** Start / stop / resume / edit / remove buttons for one agent. */
-export function AgentActions({agent}: {agent: Agent}) {
-  const run = useAgentCall()
+export type OpKind = 'start' | 'stop' | 'resume' | 'edit' | 'remove'
+export interface Op {
+  kind: OpKind
+  label: string
+  title: string
+  disabled?: boolean
+  run: () => void
+}
+
+const sid = (a: Agent) => (a.sessionId ? `${a.sessionId.slice(0, 8)}…` : '')
+
+/** What can be done to an agent now, the primary one first. */
+export function useAgentOps(agent: Agent): Op[] {
+  const call = useAgentCall()
   const open = useUI((s) => s.open)
-  const live = isLive(agent)
   const p = agent.projectId
+  const live = isLive(agent)
   const stopping = agent.status === 'stopping' || agent.status === 'killing'
+  const restarting = isRestarting(agent)
+  const queued = agent.status === 'queued'
+  const resumable = canResume(agent)
+
+  const resume = () => void call('resume', () => api.agents.resume(p, agent.id))
+  const stop = async () => {
+    // A Claude session stopped mid-turn is not lost: say so, with the way back.
+    const midTurn = agent.profile === 'claude-stream-json' && agent.status === 'running' &&
+      (!agent.activity || agent.activity.state === 'busy' || agent.activity.state === 'working')
+    const rec = await call('stop', () => api.agents.stop(p, agent.id))
+    if (rec && midTurn && rec.sessionId && (rec.resumeArgs?.length ?? 0) > 0) {
+      toast.info(`Stopped ${agent.id} mid-turn`, {
+        description: `Its session ${sid(rec)} can be resumed: Resume continues where it stopped.`,
+        action: {label: 'Resume', onClick: () => void call('resume', () => api.agents.resume(p, agent.id))},
+      })
+    }
+  }
+
+  const ops: Op[] = []
+  if (live || restarting || queued) {
+    ops.push({
+      kind: 'stop', label: stopping ? 'Stopping…' : 'Stop', disabled: stopping, run: () => void stop(),
+      title: restarting ? 'Cancel the pending keep-alive restart'
+        : queued ? 'Take it out of the queue'
+          : `SIGTERM to its process group, then SIGKILL after ${agent.graceSec} s`,
+    })
+  }
+  const resumeOp: Op | null = resumable
+    ? {kind: 'resume', label: 'Resume', run: resume, title: `Continue session ${sid(agent)} with its resume arguments`}
+    : null
+  const startOp: Op | null = !live && !queued
+    ? {kind: 'start', label: 'Start', run: () => void call('start', () => api.agents.start(p, agent.id)),
+      title: restarting ? 'Start now instead of waiting for the restart' : 'Start a new run with its command and arguments'}
+    : null
+  // A session that did not finish is better resumed than started afresh.
+  if (resumeOp && agent.status !== 'completed') ops.push(resumeOp)
+  if (startOp) ops.push(startOp)
+  if (resumeOp && agent.status === 'completed') ops.push(resumeOp)
+  if (!live && !queued) ops.push({kind: 'edit', label: 'Edit', title: 'Change its command, arguments and options', run: () => open({kind: 'editAgent', agentId: agent.id})})
+  ops.push({kind: 'remove', label: 'Remove…', title: 'Forget this agent (asks first)', run: () => open({kind: 'removeAgent', agentId: agent.id})})
+  return ops
+}
+
+function OpButton({op, className}: {op: Op; className?: string}) {
+  return (
+    <button type="button" className={className} title={op.title} disabled={op.disabled} data-op={op.kind}
+      onClick={(e) => {
+        e.stopPropagation()
+        op.run()
+      }}>{op.label}</button>
+  )
+}
+
+/** A row's one primary action and the rest in a menu. */
+export function RowActions({agent}: {agent: Agent}) {
+  const ops = useAgentOps(agent)
+  const [primary, ...rest] = ops
+  const copy: MenuItem = {
+    label: 'Copy id', title: 'The id every CLI command takes',
+    onSelect: () => void navigator.clipboard?.writeText(agent.id).then(() => toast.success(`Copied ${agent.id}`), () => {}),
+  }
+  const items: MenuItem[] = [
+    ...rest.map((o) => ({label: o.label, title: o.title, disabled: o.disabled, danger: o.kind === 'remove', onSelect: o.run})),
+    copy,
+  ]
+  return (
+    <span className="row-actions" onClick={(e) => e.stopPropagation()}>
+      <OpButton op={primary} className={primary.kind === 'stop' ? 'act stop' : 'act'}/>
+      <Menu label={`More actions for ${agent.id}`} items={items}/>
+    </span>
+  )
+}
+
+/** Every action as a button, for the detail's header. */
+export function AgentActions({agent}: {agent: Agent}) {
+  const ops = useAgentOps(agent)
   return (
     <span className="actions" onClick={(e) => e.stopPropagation()}>
-      {!live && (
-        <button type="button" onClick={() => run('start', () => api.agents.start(p, agent.id))}>Start</button>
-      )}
-      {live && (
-        <button type="button" disabled={stopping} title={`SIGTERM, then SIGKILL after ${agent.graceSec} s`}
-          onClick={() => run('stop', () => api.agents.stop(p, agent.id))}>Stop</button>
-      )}
-      {canResume(agent) && (
-        <button type="button" onClick={() => run('resume', () => api.agents.resume(p, agent.id))}>Resume</button>
-      )}
-      {!live && (
-        <button type="button" onClick={() => open({kind: 'editAgent', agentId: agent.id})}>Edit</button>
-      )}
-      <button type="button" className="danger" onClick={() => open({kind: 'removeAgent', agentId: agent.id})}>Remove</button>
+      {ops.map((o) => <OpButton key={o.kind} op={o} className={o.kind === 'remove' ? 'danger' : undefined}/>)}
     </span>
   )
 }

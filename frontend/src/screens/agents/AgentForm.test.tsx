@@ -7,7 +7,7 @@ import {EMPTY} from './presets'
 
 vi.mock('../../api', async (orig) => ({
   ...(await orig<typeof import('../../api')>()),
-  api: {agents: {create: vi.fn(), update: vi.fn()}, projects: {pickFolder: vi.fn()}},
+  api: {agents: {create: vi.fn(), update: vi.fn(), lookPath: vi.fn()}, projects: {pickFolder: vi.fn()}},
 }))
 const agents = api.agents as {create: unknown}
 const createMock = vi.mocked(api.agents.create)
@@ -32,6 +32,7 @@ const type = (name: string, value: string) => fireEvent.change(input(name), {tar
 
 describe('AgentForm', () => {
   beforeEach(() => {
+    vi.mocked(api.agents.lookPath).mockReset().mockResolvedValue('/usr/bin/x')
     createMock.mockReset()
     agents.create = create = createMock
   })
@@ -86,10 +87,45 @@ describe('AgentForm', () => {
     fireEvent.change(screen.getByLabelText('Variable 1 value'), {target: {value: 's3cret'}})
     expect(screen.getByLabelText('Variable 1 value')).toHaveAttribute('type', 'password')
     fireEvent.click(screen.getByRole('button', {name: 'Create agent'}))
-    await vi.waitFor(() => expect(onDone).toHaveBeenCalledWith(rec))
+    await vi.waitFor(() => expect(onDone).toHaveBeenCalledWith(rec, false))
     expect(create).toHaveBeenCalledWith('p1', expect.objectContaining({
       id: 'x', command: 'sh', args: ['-c', 'echo hi; exit 3'], env: {API_TOKEN: 's3cret'}, graceSec: 10, timeoutSec: 0,
     }))
+  })
+
+  it('the Claude Code preset puts the prompt after -- and the model before it, and creates and starts', async () => {
+    const rec = agent({id: 'c'})
+    create.mockResolvedValue(rec)
+    const onDone = renderForm()
+    fireEvent.click(screen.getByRole('button', {name: 'Claude Code'}))
+    type('id', 'c')
+    fireEvent.change(document.querySelector('textarea[name="prompt"]')!, {target: {value: 'fix the tests\nthen the docs'}})
+    type('model', 'sonnet')
+    fireEvent.click(screen.getByRole('button', {name: 'Create and start'}))
+    await vi.waitFor(() => expect(onDone).toHaveBeenCalledWith(rec, true))
+    expect(create).toHaveBeenCalledWith('p1', expect.objectContaining({
+      command: 'claude', profile: 'claude-stream-json',
+      args: ['-p', '--verbose', '--output-format', 'stream-json', '--model', 'sonnet', '--', 'fix the tests\nthen the docs'],
+      resumeArgs: ['-p', '--verbose', '--output-format', 'stream-json', '--resume', '{sessionId}', '--model', 'sonnet', '--', 'continue'],
+    }))
+  })
+
+  it('reads the prompt and model back when editing a Claude agent', () => {
+    render(<AgentForm projectId="p1" projectPath="/src/app" onDone={vi.fn()} onCancel={vi.fn()}
+      editing={agent({id: 'c', command: 'claude', profile: 'claude-stream-json',
+        args: ['-p', '--model', 'opus', '--', 'do it'], resumeArgs: ['-p', '--resume', '{sessionId}', '--model', 'opus', '--', 'continue']})}/>)
+    expect(document.querySelector<HTMLTextAreaElement>('textarea[name="prompt"]')!.value).toBe('do it')
+    expect(input('model').value).toBe('opus')
+    expect(input('args').value).toBe('-p')
+    expect(input('resumeArgs').value).toBe('-p --resume {sessionId} -- continue')
+  })
+
+  it('warns, without refusing, when the command is not on PATH', async () => {
+    vi.mocked(api.agents.lookPath).mockRejectedValue('exec: "claude": executable file not found in $PATH')
+    renderForm()
+    fireEvent.click(screen.getByRole('button', {name: 'Claude Code'}))
+    expect(await screen.findByText(/is not on the PATH/)).toHaveTextContent('npm install -g @anthropic-ai/claude-code')
+    expect(screen.getByRole('button', {name: 'Create agent'})).toBeEnabled()
   })
 
   it('edits with the record’s values', () => {

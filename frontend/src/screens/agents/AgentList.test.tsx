@@ -1,7 +1,8 @@
-import {render, screen, within} from '@testing-library/react'
+import {fireEvent, render, screen, within} from '@testing-library/react'
 import {QueryClient, QueryClientProvider} from '@tanstack/react-query'
 import {describe, expect, it, vi} from 'vitest'
 import type {Agent} from '../../api'
+import {groupAgents} from '../../lib/groups'
 import {agent, at, NOW} from '../../test/fixtures'
 import {AgentList} from './AgentList'
 
@@ -10,44 +11,62 @@ vi.mock('../../api', async (orig) => ({...(await orig<typeof import('../../api')
 function renderList(agents: Agent[], onSelect = vi.fn()) {
   render(
     <QueryClientProvider client={new QueryClient()}>
-      <AgentList agents={agents} selectedId={null} onSelect={onSelect} now={NOW}/>
+      <AgentList groups={groupAgents(agents, {key: 'default', desc: false}, NOW)} selectedId={null} onSelect={onSelect} now={NOW}/>
     </QueryClientProvider>,
   )
   return (id: string) => within(document.querySelector<HTMLElement>(`tr[data-agent="${id}"]`)!)
 }
 
 describe('AgentList', () => {
-  it('shows one row per agent with its fields', () => {
+  it('shows one line per agent: name and id, status with its reason, activity, run time, runs, cost, one action', () => {
     const row = renderList([
-      agent({id: 'web', status: 'running', pid: 4242, startedAt: at(90), lastActivityAt: at(120),
-        restartCount: 2, autoResumeCount: 1}),
+      agent({id: 'web', name: 'Web server', status: 'running', pid: 4242, startedAt: at(90), lastActivityAt: at(120),
+        restartCount: 2, autoResumeCount: 1, resumeCount: 1, totals: {runs: 4, costUsd: 0.4321}}),
       agent({id: 'tests', status: 'failed', exitReason: 'failed', exitCode: 3, error: 'Process exited with code 3',
         startedAt: at(300), stoppedAt: at(290)}),
     ])
-    expect(screen.getAllByRole('row')).toHaveLength(3)
     const web = row('web')
+    expect(web.getByText('Web server')).toBeInTheDocument()
+    expect(web.getByText('web')).toHaveClass('agent-id')
     expect(web.getByText('running')).toBeInTheDocument()
-    expect(web.getByText('4242')).toBeInTheDocument()
     expect(web.getByText('1 min 30 s')).toBeInTheDocument()
-    expect(web.getByText('2 min ago')).toBeInTheDocument()
-    expect(web.getByText('2 / 1')).toBeInTheDocument()
+    expect(web.getByText('silent 2 min')).toBeInTheDocument()
+    expect(web.getByText('$0.43')).toBeInTheDocument()
+    expect(web.getByText(/^4/).closest('td')).toHaveAttribute('title', expect.stringContaining('2 keep-alive restarts'))
+    expect(web.getByText(/1↻/)).toBeInTheDocument()
     expect(web.getByRole('button', {name: 'Stop'})).toBeInTheDocument()
+    expect(web.getByRole('button', {name: 'More actions for web'})).toBeInTheDocument()
     const tests = row('tests')
     expect(tests.getByText('failed').closest('.status')).toHaveClass('tone-bad')
     expect(tests.getByText('Process exited with code 3')).toBeInTheDocument()
-    expect(tests.getByText('3')).toBeInTheDocument()
     expect(tests.getByText('10 s')).toBeInTheDocument()
-    expect(tests.getByRole('button', {name: 'Start'})).toBeInTheDocument()
+    expect(tests.getByRole('button', {name: 'Start'})).toHaveAttribute('title', expect.stringMatching(/new run/))
+    // Exact times on hover.
+    expect(tests.getByText(/ago/).closest('td')!.title).toMatch(/Started .*\nEnded /)
   })
 
-  it('renders exit reasons: completed, exited while closed, orphaned, re-attached', () => {
+  it('groups: what needs you first, with counts', () => {
+    renderList([
+      agent({id: 'idle1', status: 'completed', exitReason: 'completed', exitCode: 0}),
+      agent({id: 'busy1', status: 'running'}),
+      agent({id: 'bad1', status: 'failed', exitReason: 'failed', exitCode: 1}),
+      agent({id: 'bad2', status: 'not_started', error: 'Failed to start process: not found'}),
+    ])
+    const heads = screen.getAllByRole('button', {expanded: true}).map((b) => b.textContent)
+    expect(heads).toEqual(['▾ Needs you2', '▾ Working1', '▾ Idle1'])
+    const ids = Array.from(document.querySelectorAll('tr[data-agent]')).map((r) => r.getAttribute('data-agent'))
+    expect(ids.slice(0, 2).sort()).toEqual(['bad1', 'bad2'])
+    expect(ids.slice(2)).toEqual(['busy1', 'idle1'])
+  })
+
+  it('renders exit reasons: completed, exited while closed, orphaned, re-attached, restarting, stale', () => {
     const row = renderList([
       agent({id: 'done', status: 'completed', exitReason: 'completed', exitCode: 0}),
       agent({id: 'away', status: 'interrupted', exitReason: 'exited_while_app_closed', startedAt: at(999)}),
       agent({id: 'away2', status: 'failed', exitReason: 'exited_while_app_closed', exitCode: 7}),
       agent({id: 'lost', status: 'interrupted', exitReason: 'orphaned'}),
       agent({id: 'adopted', status: 'running', attached: false, startedAt: at(60)}),
-      agent({id: 'loop', status: 'failed', keepAlive: true, nextRestartAt: at(-8)}),
+      agent({id: 'loop', status: 'failed', keepAlive: true, desired: 'running', restartFailureCount: 1, nextRestartAt: at(-8)}),
       agent({id: 'quiet', status: 'running', stale: true, startedAt: at(900)}),
     ])
     expect(row('done').getByText('✔').closest('.status')).toHaveClass('tone-ok')
@@ -59,14 +78,21 @@ describe('AgentList', () => {
     expect(row('adopted').getByText('re-attached')).toBeInTheDocument()
     expect(row('done').queryByText('re-attached')).toBeNull()
     expect(row('loop').getByText('restarting in 8 s')).toBeInTheDocument()
+    // A keep-alive agent waiting to restart can be stopped from its row.
+    expect(row('loop').getByRole('button', {name: 'Stop'})).toHaveAttribute('title', 'Cancel the pending keep-alive restart')
     expect(row('quiet').getByText('stale')).toHaveClass('badge')
     expect(row('adopted').queryByText('stale')).toBeNull()
   })
 
-  it('selects an agent on click', () => {
+  it('selects an agent on click; the row menu holds the other actions', () => {
     const onSelect = vi.fn()
-    renderList([agent({id: 'web'})], onSelect)
+    renderList([agent({id: 'web', status: 'stopped', sessionId: 's1', resumeArgs: ['--resume', '{sessionId}']})], onSelect)
     screen.getByText('web').click()
     expect(onSelect).toHaveBeenCalledWith('web')
+    expect(screen.getByRole('button', {name: 'Resume'})).toHaveAttribute('title', expect.stringContaining('s1'))
+    fireEvent.click(screen.getByRole('button', {name: 'More actions for web'}))
+    const items = screen.getAllByRole('menuitem').map((m) => m.textContent)
+    expect(items).toEqual(['Start', 'Edit', 'Remove…', 'Copy id'])
+    expect(onSelect).toHaveBeenCalledTimes(1)
   })
 })

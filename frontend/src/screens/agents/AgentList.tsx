@@ -1,12 +1,10 @@
 import {useEffect, useState} from 'react'
 import type {Agent} from '../../api'
-import {restartText, runtimeText} from '../../lib/status'
-import {ago, clock} from '../../lib/time'
-import {AgentActions} from './AgentActions'
-import {StatusBadge} from './StatusBadge'
+import {GROUP_LABELS, type Group, type GroupRows, type Sort, type SortKey} from '../../lib/groups'
+import {AgentRow} from './AgentRow'
 
 /** Re-renders every second while something on screen counts time. */
-function useNow(active: boolean) {
+export function useNow(active: boolean) {
   const [now, setNow] = useState(() => Date.now())
   useEffect(() => {
     if (!active) return
@@ -16,50 +14,70 @@ function useNow(active: boolean) {
   return now
 }
 
+const COLUMNS: {id: string; label: string; sort?: SortKey; title?: string}[] = [
+  {id: 'agent', label: 'Agent', sort: 'name', title: 'Name and id'},
+  {id: 'status', label: 'Status', sort: 'status'},
+  {id: 'activity', label: 'Activity', sort: 'activity', title: 'What it is doing: busy with a tool, or silent for how long'},
+  {id: 'runtime', label: 'Run time', sort: 'runtime'},
+  {id: 'when', label: 'Last run', sort: 'started', title: 'When the current run started, or when the last one ended (exact times on hover)'},
+  {id: 'runs', label: 'Runs', sort: 'runs', title: 'Runs, and auto-resumes (↻) since the last start by hand'},
+  {id: 'cost', label: 'Cost', sort: 'cost', title: 'Cost reported by the agent (all runs)'},
+  {id: 'actions', label: ''},
+]
+
 interface Props {
-  agents: Agent[]
+  groups: GroupRows[]
   selectedId: string | null
+  cursorId?: string | null
   onSelect: (id: string) => void
+  sort?: Sort
+  onSort?: (key: SortKey) => void
+  collapsed?: ReadonlySet<Group>
+  onToggle?: (g: Group) => void
   now?: number
 }
 
-/** The agents of the selected project, one row each. */
-export function AgentList({agents, selectedId, onSelect, now: fixedNow}: Props) {
-  const ticking = useNow(fixedNow === undefined && agents.length > 0)
+/** The agents of the selected project, grouped (what needs you first), one line each. */
+export function AgentList({groups, selectedId, cursorId, onSelect, sort, onSort, collapsed, onToggle, now: fixedNow}: Props) {
+  const ticking = useNow(fixedNow === undefined && groups.length > 0)
   const now = fixedNow ?? ticking
   return (
     <table className="agents" aria-label="Agents">
+      <colgroup>{COLUMNS.map((c) => <col key={c.id} className={`col-${c.id}`}/>)}</colgroup>
       <thead>
         <tr>
-          <th>Agent</th><th>Status</th><th>Runtime</th><th>PID</th><th>Started</th><th>Stopped</th>
-          <th>Exit</th><th>Last activity</th><th title="restarts / auto-resumes">Restarts</th><th/>
+          {COLUMNS.map((c) => {
+            const active = sort?.key === c.sort && !!c.sort
+            return (
+              <th key={c.id} className={`c-${c.id}`} title={c.title}
+                aria-sort={active ? (sort!.desc ? 'descending' : 'ascending') : undefined}>
+                {c.sort && onSort
+                  ? <button type="button" className="sort" onClick={() => onSort(c.sort!)}>
+                      {c.label}{active && <span aria-hidden="true">{sort!.desc ? ' ▾' : ' ▴'}</span>}
+                    </button>
+                  : c.label}
+              </th>
+            )
+          })}
         </tr>
       </thead>
-      <tbody>
-        {agents.map((a) => (
-          <tr key={a.id} data-agent={a.id} className={a.id === selectedId ? 'selected' : undefined}
-            onClick={() => onSelect(a.id)} aria-selected={a.id === selectedId}>
-            <td>
-              <span className="agent-name">{a.name || a.id}</span>
-              <span className="agent-cmd">{[a.command, ...(a.args ?? [])].join(' ')}</span>
-            </td>
-            <td>
-              <StatusBadge agent={a}/>
-              {restartText(a, now) && <span className="status-detail">{restartText(a, now)}</span>}
-            </td>
-            <td className="num">{runtimeText(a, now)}</td>
-            <td className="num">{a.pid || '—'}</td>
-            <td>{clock(a.startedAt)}</td>
-            <td>{clock(a.stoppedAt)}</td>
-            <td className="num">{a.exitCode ?? (a.signal || '—')}</td>
-            <td>{ago(a.lastActivityAt, now)}</td>
-            <td className="num" title={`${a.restartCount} restarts, ${a.autoResumeCount} auto-resumes, ${a.resumeCount} resumes`}>
-              {a.restartCount} / {a.autoResumeCount}
-            </td>
-            <td><AgentActions agent={a}/></td>
+      {groups.map(({group, agents}) => (
+        <tbody key={group} data-group={group}>
+          <tr className={`group-row g-${group}`}>
+            <th colSpan={COLUMNS.length} scope="rowgroup">
+              <button type="button" className="group-toggle" aria-expanded={!collapsed?.has(group)}
+                onClick={() => onToggle?.(group)}>
+                <span aria-hidden="true">{collapsed?.has(group) ? '▸' : '▾'}</span> {GROUP_LABELS[group]}
+                <span className="count">{agents.length}</span>
+              </button>
+            </th>
           </tr>
-        ))}
-      </tbody>
+          {!collapsed?.has(group) && agents.map((a: Agent) => (
+            <AgentRow key={a.id} agent={a} now={now} selected={a.id === selectedId} cursor={a.id === cursorId}
+              onSelect={onSelect}/>
+          ))}
+        </tbody>
+      ))}
     </table>
   )
 }

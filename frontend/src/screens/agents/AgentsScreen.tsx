@@ -1,51 +1,75 @@
 import {useEffect, useMemo} from 'react'
-import {toast} from 'sonner'
-import {api, errorMessage, type Project} from '../../api'
-import {isLive} from '../../lib/status'
+import {errorMessage, api, type Project} from '../../api'
+import {countGroups, filterAgents, GROUP_LABELS, GROUPS, groupAgents, stoppable} from '../../lib/groups'
 import {useAgents} from '../../state/queries'
 import {useUI} from '../../state/ui'
 import {AgentDetail} from '../detail/AgentDetail'
+import {Bell} from '../feed/FeedPanel'
 import {AgentList} from './AgentList'
+import {useListKeys} from './useListKeys'
 
-/** The selected project: its agents, the actions on all of them, and one agent's detail. */
+/** The selected project: its agents (what needs you first), the actions on all of them, and one agent's detail. */
 export function AgentsScreen({project}: {project: Project}) {
-  const {agentId, selectAgent, open, filter, setFilter} = useUI()
+  const {agentId, cursorId, selectAgent, open, filter, setFilter, groups: chips, toggleGroup, collapsed,
+    toggleCollapsed, sort, sortBy} = useUI()
   const {data: agents = [], isLoading, error} = useAgents(project.id)
-  const q = filter.trim().toLowerCase()
-  const shown = useMemo(() => (q
-    ? agents.filter((a) => `${a.id} ${a.name ?? ''} ${a.command} ${a.status}`.toLowerCase().includes(q))
-    : agents), [agents, q])
+  const counts = useMemo(() => countGroups(agents), [agents])
+  const grouped = useMemo(() => groupAgents(filterAgents(agents, filter, chips), sort), [agents, filter, chips, sort])
+  // The rows in the order shown, for ↑/↓.
+  const order = useMemo(() => grouped.filter((g) => !collapsed.has(g.group)).flatMap((g) => g.agents.map((a) => a.id)),
+    [grouped, collapsed])
   const selected = agents.find((a) => a.id === agentId)
-  const live = agents.filter(isLive).length
+  const toStop = agents.filter(stoppable).length
+  useListKeys(order, agents)
 
   useEffect(() => {
     api.setTitle(`Shepherd — ${project.name} · ${agents.length} agent${agents.length === 1 ? '' : 's'}`)
   }, [project.name, agents.length])
 
-  const stopAll = async () => {
-    try {
-      const res = await api.agents.stopAll(project.id)
-      const failed = res.filter((r) => r.error)
-      if (failed.length) toast.error(`${failed.length} agent(s) did not stop`, {description: failed.map((f) => f.error).join('\n')})
-      else toast.success(`Stopped ${res.length} agent${res.length === 1 ? '' : 's'}`)
-    } catch (err) {
-      toast.error('Cannot stop all', {description: errorMessage(err)})
-    }
-  }
+  // The selected row stays in view when the detail opens below it.
+  useEffect(() => {
+    const id = cursorId ?? agentId
+    if (!id) return
+    document.querySelector(`tr[data-agent="${CSS.escape(id)}"]`)?.scrollIntoView({block: 'nearest'})
+  }, [cursorId, agentId, !!selected]) // eslint-disable-line react-hooks/exhaustive-deps
 
+  const shown = order.length
   return (
-    <main className="main">
+    <main className={selected ? 'main with-detail' : 'main'}>
       <header className="main-head">
-        <div>
+        <div className="title">
           <h1>{project.name}</h1>
-          <span className="muted">{project.path}</span>
+          <span className="muted path" title={project.path}>{project.path}</span>
         </div>
-        <input type="search" data-search="agents" placeholder="Filter agents  /" aria-label="Filter agents"
-          value={filter} onChange={(e) => setFilter(e.target.value)}/>
-        <button type="button" className="primary" onClick={() => open({kind: 'createAgent'})}>New agent</button>
-        <button type="button" disabled={live === 0} onClick={stopAll}>Stop all{live ? ` (${live})` : ''}</button>
-        <button type="button" onClick={() => open({kind: 'settings'})}>Settings</button>
+        <Bell projectId={project.id}/>
+        <button type="button" className="primary" onClick={() => open({kind: 'createAgent'})} title="Create an agent (Claude Code or any command)">New agent</button>
+        <button type="button" disabled={toStop === 0} onClick={() => open({kind: 'stopAll'})}
+          title="Stop every running agent of this project, and cancel pending keep-alive restarts (asks first)">
+          Stop all{toStop ? ` (${toStop})` : ''}
+        </button>
+        <button type="button" className="icon" onClick={() => open({kind: 'settings'})} aria-label="Project settings" title="Project settings">⚙</button>
       </header>
+      {agents.length > 0 && (
+        <div className="toolbar">
+          <input type="search" data-search="agents" placeholder="Filter agents  /" aria-label="Filter agents"
+            value={filter} onChange={(e) => setFilter(e.target.value)}
+            onKeyDown={(e) => {
+              if (e.key === 'Escape' || e.key === 'ArrowDown' || e.key === 'Enter') e.currentTarget.blur()
+            }}/>
+          <span className="chips" role="group" aria-label="Show">
+            {GROUPS.map((g) => (
+              <button key={g} type="button" className={`chip g-${g}`} aria-pressed={chips.has(g)}
+                disabled={counts[g] === 0 && !chips.has(g)} onClick={() => toggleGroup(g)}>
+                {GROUP_LABELS[g]} <span className="count">{counts[g]}</span>
+              </button>
+            ))}
+          </span>
+          <span className="muted shown">
+            {shown === agents.length ? `${agents.length} agent${agents.length === 1 ? '' : 's'}` : `${shown} of ${agents.length}`}
+          </span>
+          <span className="muted keys" title="↑/↓ move · Enter opens · s starts or stops · / filters · Esc closes">↑↓ Enter s /</span>
+        </div>
+      )}
       {error && <p className="field-error">{errorMessage(error)}</p>}
       {!isLoading && agents.length === 0 && (
         <div className="empty-agents">
@@ -55,10 +79,13 @@ export function AgentsScreen({project}: {project: Project}) {
       )}
       {agents.length > 0 && (
         <div className="list-wrap">
-          <AgentList agents={shown} selectedId={agentId} onSelect={selectAgent}/>
+          <AgentList groups={grouped} selectedId={agentId} cursorId={cursorId} onSelect={selectAgent}
+            sort={sort} onSort={sortBy} collapsed={collapsed} onToggle={toggleCollapsed}/>
+          {shown === 0 && <p className="muted empty-filter">No agent matches the filter.</p>}
         </div>
       )}
       {selected && <AgentDetail key={selected.id} agent={selected} onClose={() => selectAgent(null)}/>}
     </main>
   )
 }
+

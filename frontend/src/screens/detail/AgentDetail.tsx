@@ -1,50 +1,112 @@
-import {useState} from 'react'
+import {useCallback, useEffect, useMemo, useState} from 'react'
 import type {Agent} from '../../api'
+import {placeMarkers, runsFromEvents, runTitle} from '../../lib/runs'
+import {isLive} from '../../lib/status'
+import {clock} from '../../lib/time'
+import {useAgentEvents, useSettings} from '../../state/queries'
 import {AgentActions} from '../agents/AgentActions'
 import {StatusBadge} from '../agents/StatusBadge'
 import {AgentEvents} from './AgentEvents'
 import {LogView} from './LogView'
 import {RecordFields} from './RecordFields'
+import {SearchBar, step} from './search'
 import {StreamView} from './StreamView'
 import {useLogLines} from './useLogLines'
 
 type Tab = 'log' | 'record' | 'events'
 
-/** One agent: its live log (readable or raw), its record and its events. */
+const WRAP = 'shepherd.logWrap'
+function storedWrap(): boolean {
+  try {
+    return localStorage.getItem(WRAP) !== 'false'
+  } catch {
+    return true
+  }
+}
+
+/** One agent: its live log (readable or raw, run by run, searchable), its record and its events. */
 export function AgentDetail({agent, onClose}: {agent: Agent; onClose: () => void}) {
   const [tab, setTab] = useState<Tab>('log')
   const [raw, setRaw] = useState(false)
+  const [wrap, setWrap] = useState(storedWrap)
   const [search, setSearch] = useState('')
-  const {lines, error} = useLogLines(agent.projectId, agent.id)
+  const [current, setCurrent] = useState(-1)
+  const [total, setTotal] = useState(0)
+  const [jump, setJump] = useState<{seq: number; run: number} | null>(null)
+  const {lines, starts, error} = useLogLines(agent.projectId, agent.id)
+  const {data: events = []} = useAgentEvents(agent.projectId, agent.id)
+  const staleSec = useSettings(agent.projectId).data?.staleThresholdSec
+  const runs = useMemo(() => runsFromEvents(events, agent.id, staleSec), [events, agent.id, staleSec])
+  const markers = useMemo(() => placeMarkers(runs, lines, starts), [runs, lines, starts])
   const stream = agent.profile === 'claude-stream-json'
+  const conversation = stream && !raw
+
+  // A new search starts at its latest match; a view reporting fewer matches keeps the current one in range.
+  useEffect(() => setCurrent(-1), [search, conversation])
+  useEffect(() => {
+    setCurrent((c) => (total === 0 ? -1 : c < 0 || c >= total ? total - 1 : c))
+  }, [total])
+  const onMatches = useCallback((n: number) => setTotal(n), [])
+  const onStep = (dir: 1 | -1) => setCurrent((c) => step(c, total, dir))
+  const toggleWrap = (w: boolean) => {
+    setWrap(w)
+    try {
+      localStorage.setItem(WRAP, String(w))
+    } catch {
+      // not remembered
+    }
+  }
+  const startError = agent.error && !isLive(agent) && agent.status !== 'failed' ? agent.error : ''
+
   return (
     <section className="detail" aria-label={`Agent ${agent.id}`}>
       <header className="detail-head">
-        <h2>{agent.name || agent.id}</h2>
-        <StatusBadge agent={agent}/>
+        <h2 title={agent.name ? `${agent.name} (${agent.id})` : agent.id}>
+          {agent.name || agent.id}{agent.name && <span className="agent-id">{agent.id}</span>}
+        </h2>
+        <StatusBadge agent={agent} withDetail={!startError}/>
         <AgentActions agent={agent}/>
-        <button type="button" className="icon" aria-label="Close detail" onClick={onClose}>×</button>
+        <button type="button" className="icon" aria-label="Close detail" title="Close (Esc)" onClick={onClose}>×</button>
       </header>
+      {startError && <p className="start-error" role="alert">{startError}</p>}
       <div className="tabs" role="tablist">
         {(['log', 'record', 'events'] as Tab[]).map((t) => (
           <button key={t} type="button" role="tab" aria-selected={tab === t} onClick={() => setTab(t)}>
-            {t === 'log' ? 'Log' : t === 'record' ? 'Record' : 'Events'}
+            {t === 'log' ? (conversation ? 'Conversation' : 'Log') : t === 'record' ? 'Record' : 'Events'}
           </button>
         ))}
         {tab === 'log' && (
           <span className="tab-tools">
+            {runs.length > 0 && (
+              <select aria-label="Jump to a run" className="run-picker" value=""
+                onChange={(e) => setJump({seq: (jump?.seq ?? 0) + 1, run: Number(e.target.value)})}>
+                <option value="" disabled>{runs.length} run{runs.length === 1 ? '' : 's'} — jump to…</option>
+                {runs.slice().reverse().map((r) => (
+                  <option key={r.n} value={r.n} disabled={!markers.some((m) => m.run.n === r.n)}>
+                    {runTitle(r)} · {clock(r.startedAt)}
+                  </option>
+                ))}
+              </select>
+            )}
             {stream && (
-              <label className="check"><input type="checkbox" checked={raw} onChange={(e) => setRaw(e.target.checked)}/> Raw</label>
+              <label className="check" title="The log as written, line by line">
+                <input type="checkbox" checked={raw} onChange={(e) => setRaw(e.target.checked)}/> Raw
+              </label>
             )}
-            {(!stream || raw) && (
-              <input type="search" data-search="log" placeholder="Search the log  /" aria-label="Search the log"
-                value={search} onChange={(e) => setSearch(e.target.value)}/>
+            {!conversation && (
+              <label className="check" title="Wrap long lines instead of scrolling sideways">
+                <input type="checkbox" checked={wrap} onChange={(e) => toggleWrap(e.target.checked)}/> Wrap
+              </label>
             )}
+            <SearchBar value={search} onChange={setSearch} onStep={onStep} current={current} total={total}
+              label={conversation ? 'Search the conversation' : 'Search the log'}/>
           </span>
         )}
       </div>
       {tab === 'log' && error && <p className="field-error">{error}</p>}
-      {tab === 'log' && (stream && !raw ? <StreamView lines={lines}/> : <LogView lines={lines} search={search}/>)}
+      {tab === 'log' && (conversation
+        ? <StreamView lines={lines} markers={markers} search={search} current={current} onMatches={onMatches} jump={jump}/>
+        : <LogView lines={lines} markers={markers} search={search} current={current} onMatches={onMatches} jump={jump} wrap={wrap}/>)}
       {tab === 'record' && <RecordFields agent={agent}/>}
       {tab === 'events' && <AgentEvents projectId={agent.projectId} agentId={agent.id}/>}
     </section>

@@ -5,7 +5,7 @@ import {useAgentEvents} from '../../state/queries'
 export function AgentEvents({projectId, agentId}: {projectId: string; agentId: string}) {
   const {data: events = [], error} = useAgentEvents(projectId, agentId)
   if (error) return <p className="field-error">{String(error)}</p>
-  if (events.length === 0) return <p className="muted">No events yet.</p>
+  if (events.length === 0) return <p className="muted log-empty">No events yet.</p>
   return (
     <ol className="events">
       {events.slice().reverse().map((e, i) => (

@@ -1,5 +1,5 @@
 import {act, fireEvent, render, screen} from '@testing-library/react'
-import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+import {afterEach, beforeEach, describe, expect, it, vi} from 'vitest'
 import {LogView, ROW_HEIGHT} from './LogView'
 
 const lines = (n: number, from = 0) => Array.from({length: n}, (_, i) => `line ${from + i}`)
@@ -73,10 +73,25 @@ describe('LogView', () => {
     expect(screen.getByText(/following/)).toBeInTheDocument()
   })
 
-  it('searches: only matching lines, with their count', async () => {
-    render(<LogView lines={['build ok', 'ERROR: disk full', 'retry', 'error again']} search="error"/>)
-    expect(await screen.findByText('2 matching lines')).toBeInTheDocument()
-    expect(screen.getByText('ERROR: disk full')).toBeInTheDocument()
-    expect(screen.queryByText('retry')).toBeNull()
+  it('searches: matching lines highlighted, with two lines around each and gaps between', async () => {
+    const log = ['a0', 'a1', 'a2', 'ERROR: disk full', 'a4', 'a5', 'a6', 'a7', 'a8', 'error again', 'a10']
+    const onMatches = vi.fn()
+    render(<LogView lines={log} search="error" current={1} onMatches={onMatches}/>)
+    expect(await screen.findByText(/2 matching lines of 11/)).toBeInTheDocument()
+    expect(onMatches).toHaveBeenLastCalledWith(2)
+    const shown = Array.from(document.querySelectorAll('.log-line')).map((e) => e.textContent)
+    expect(shown).toEqual(['a1', 'a2', 'ERROR: disk full', 'a4', 'a5', '⋯', 'a7', 'a8', 'error again', 'a10'])
+    expect(screen.queryByText('a0')).toBeNull()
+    expect(document.querySelectorAll('mark')).toHaveLength(2)
+    expect(document.querySelector('mark.current')).toHaveTextContent('error')
+  })
+
+  it('marks where each run begins', () => {
+    const run = (n: number) => ({n, startedAt: '2026-05-01T12:00:00Z', cause: n === 1 ? 'started by you' : 'auto-resumed', prevEnd: n === 2 ? 'silent too long; killed' : undefined})
+    render(<LogView lines={lines(10)} markers={[{run: run(1), line: 0}, {run: run(2), line: 6}]}/>)
+    const rows = Array.from(document.querySelectorAll('.log-row, .log-line')).map((e) => e.textContent)
+    expect(rows[0]).toMatch(/^Run 1 · started by you/)
+    expect(rows[7]).toMatch(/^Run 2 · auto-resumed.*the run before: silent too long; killed/)
+    expect(rows[8]).toBe('line 6')
   })
 })

@@ -1,6 +1,6 @@
 import type {Agent} from '../../api'
 import {joinArgs, looksSecret} from '../../lib/args'
-import {clock} from '../../lib/time'
+import {clock, duration} from '../../lib/time'
 
 /** Every field of the record, secrets masked. */
 export function RecordFields({agent: a}: {agent: Agent}) {
@@ -31,6 +31,21 @@ export function RecordFields({agent: a}: {agent: Agent}) {
     ['Resumes', `${a.resumeCount} manual, ${a.autoResumeCount} automatic`],
     ['Log', <code>{a.logPath}</code>],
   ]
+  const opt: [string, React.ReactNode][] = []
+  if (a.activity) opt.push(['Activity', `${a.activity.state}${a.activity.tool ? ` · ${a.activity.tool}` : ''} since ${clock(a.activity.since)}`])
+  if (a.queuePosition) opt.push(['Queue', `#${a.queuePosition}`])
+  if (a.pausedAt) opt.push(['Paused', `${clock(a.pausedAt)}${a.pauseNote ? ` — ${a.pauseNote}` : ''}`])
+  const res = (r: NonNullable<Agent['lastResult']>) => [
+    r.turns != null && `${r.turns} turns`, r.durationMs != null && duration(r.durationMs),
+    r.costUsd != null && `$${r.costUsd.toFixed(4)}`,
+    r.inputTokens != null && `${r.inputTokens} input tokens (${r.cachedInputTokens ?? 0} cached)`,
+    r.outputTokens != null && `${r.outputTokens} output tokens`,
+  ].filter(Boolean).join(', ')
+  if (a.lastResult) opt.push(['Last result', res(a.lastResult)])
+  if (a.totals) opt.push(['All runs', `${a.totals.runs ?? '?'} runs, ${res(a.totals)}`])
+  if (a.stats) opt.push(['CPU / memory', `${a.stats.cpuPercent?.toFixed(1) ?? '?'} % · ${a.stats.rssBytes != null ? `${Math.round(a.stats.rssBytes / 1048576)} MiB` : '?'}`])
+  if (a.permissions) opt.push(['Sandbox', a.permissions.length ? a.permissions.join(', ') : 'no network, no writes'])
+  rows.splice(7, 0, ...opt)
   return (
     <dl className="fields">
       {rows.map(([k, v]) => (

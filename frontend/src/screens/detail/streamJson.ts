@@ -59,3 +59,30 @@ export function parseStreamLine(line: string): StreamItem[] {
 export function parseStream(lines: readonly string[]): StreamItem[] {
   return lines.flatMap(parseStreamLine)
 }
+
+export interface Placed {
+  item: StreamItem
+  /** The index of the log line it came from. */
+  line: number
+}
+
+/** The items of lines[from:], each with the index of its line. */
+export function parseStreamFrom(lines: readonly string[], from = 0): Placed[] {
+  const out: Placed[] = []
+  for (let i = Math.max(0, from); i < lines.length; i++) {
+    for (const item of parseStreamLine(lines[i])) out.push({item, line: i})
+  }
+  return out
+}
+
+/** The words of an item, for search. */
+export function itemText(it: StreamItem): string {
+  switch (it.kind) {
+    case 'init': return `session ${it.sessionId} ${it.model ?? ''}`
+    case 'text': return it.text
+    case 'tool': return `${it.name} ${it.input}`
+    case 'toolResult': return it.text
+    case 'result': return `${it.subtype} ${it.text ?? ''} ${it.sessionId ?? ''}`
+    case 'raw': return it.text
+  }
+}

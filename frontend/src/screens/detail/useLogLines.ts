@@ -1,43 +1,55 @@
 import {useEffect, useState} from 'react'
 import {api, EVENTS, onEvent} from '../../api'
+import {lineStarts} from '../../lib/runs'
 
 /** At most this many lines are kept in memory; older ones drop off the top. */
 export const MAX_LINES = 1_000_000
 const TAIL_LINES = 5000
 
-export function appendCapped(old: string[], more: readonly string[], cap = MAX_LINES): string[] {
+export function appendCapped<T>(old: T[], more: readonly T[], cap = MAX_LINES): T[] {
   const next = old.concat(more)
   return next.length > cap ? next.slice(next.length - cap) : next
 }
+
+interface Log {
+  lines: string[]
+  /** The byte offset in agent.log where each line starts (for the run markers). */
+  starts: number[]
+}
+
+const EMPTY: Log = {lines: [], starts: []}
 
 /**
  * The tail of an agent's log, then its new lines as the engine pushes them
  * (batched "agent:log" events). The follow ends when the view goes away.
  */
 export function useLogLines(projectId: string, agentId: string) {
-  const [lines, setLines] = useState<string[]>([])
+  const [log, setLog] = useState<Log>(EMPTY)
   const [error, setError] = useState('')
   useEffect(() => {
     let live = true
     let offset = -1 // unknown until the tail arrives
-    setLines([])
+    setLog(EMPTY)
     setError('')
     const off = onEvent(EVENTS.agentLog, (b) => {
       if (b.projectId !== projectId || b.agentId !== agentId || offset < 0) return
+      const lines = b.lines ?? []
       if (b.reset) {
         offset = b.offset
-        setLines(b.lines ?? [])
+        setLog({lines, starts: lineStarts(lines, b.offset)})
         return
       }
       if (b.offset <= offset) return // already have these
       offset = b.offset
-      setLines((old) => appendCapped(old, b.lines ?? []))
+      const starts = lineStarts(lines, b.offset)
+      setLog((old) => ({lines: appendCapped(old.lines, lines), starts: appendCapped(old.starts, starts)}))
     })
     api.logs.tail(projectId, agentId, TAIL_LINES).then(
       (chunk) => {
         if (!live) return
         offset = chunk.offset
-        setLines(chunk.lines ?? [])
+        const lines = chunk.lines ?? []
+        setLog({lines, starts: lineStarts(lines, chunk.offset)})
         return api.logs.follow(projectId, agentId, chunk.offset)
       },
     ).catch((err: unknown) => live && setError(String(err)))
@@ -47,5 +59,5 @@ export function useLogLines(projectId: string, agentId: string) {
       api.logs.unfollow(projectId, agentId).catch(() => {})
     }
   }, [projectId, agentId])
-  return {lines, error}
+  return {lines: log.lines, starts: log.starts, error}
 }

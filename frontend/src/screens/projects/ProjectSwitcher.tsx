@@ -35,6 +35,11 @@ export function ProjectSwitcher() {
           </li>
         ))}
       </ul>
+      <div className="sidebar-foot">
+        <button type="button" className="link" onClick={() => open({kind: 'prefs'})} title="Shepherd's own preferences, for every project">
+          Preferences
+        </button>
+      </div>
     </nav>
   )
 }

@@ -2,39 +2,106 @@ import {useEffect, useState} from 'react'
 import {useQueryClient} from '@tanstack/react-query'
 import {api, errorMessage, type Prefs, type Settings} from '../../api'
 import {Dialog} from '../../components/Dialog'
-import {keys, useSettings} from '../../state/queries'
+import {keys, useProjects, useSettings} from '../../state/queries'
 import {useUI} from '../../state/ui'
 
-const NUMBERS: [keyof Settings, string][] = [
-  ['watchdogIntervalSec', 'Watchdog interval (s)'],
-  ['staleCheckIntervalSec', 'Stale check interval (s)'],
-  ['staleThresholdSec', 'Silent for this long is stale (s)'],
-  ['resultGraceSec', 'Grace after a result line (s)'],
-  ['autoResumeLimit', 'Auto-resume limit'],
-  ['pausedExpiryDays', 'Paused agents expire after (days)'],
-  ['maxRunning', 'Agents running at once (0: no limit)'],
+type NumberKey = 'watchdogIntervalSec' | 'staleCheckIntervalSec' | 'staleThresholdSec' | 'resultGraceSec' |
+  'autoResumeLimit' | 'pausedExpiryDays' | 'maxRunning'
+
+/** Each setting in plain words, with its unit and default. */
+export const EXPLAINED: {key: NumberKey; label: string; unit: string; def: number; help: string}[] = [
+  {key: 'staleThresholdSec', label: 'Silent for this long counts as hung', unit: 's', def: 300,
+    help: 'An agent whose log has not grown for this long is checked: resumed if it can be, otherwise left running and you are told.'},
+  {key: 'autoResumeLimit', label: 'Automatic resumes before giving up', unit: '', def: 3,
+    help: 'How many times a hung or vanished agent is resumed on its own before it is marked failed. Resuming it yourself resets the count.'},
+  {key: 'maxRunning', label: 'Agents running at once', unit: '', def: 0,
+    help: 'More starts wait in a queue, first in first out. 0: no limit.'},
+  {key: 'resultGraceSec', label: 'Wait after a Claude result', unit: 's', def: 5,
+    help: 'A Claude agent that wrote its final result but is still running after this long (MCP servers keep it open) is stopped.'},
+  {key: 'staleCheckIntervalSec', label: 'Look for silent agents every', unit: 's', def: 60,
+    help: 'How often the silence above is checked.'},
+  {key: 'watchdogIntervalSec', label: 'Check that running agents still exist every', unit: 's', def: 30,
+    help: 'An agent whose process vanished without Shepherd seeing it exit is found on the second check in a row.'},
+  {key: 'pausedExpiryDays', label: 'Paused agents expire after', unit: 'days', def: 30,
+    help: 'A paused agent not resumed within this time is marked failed (its session and log are kept).'},
 ]
 
-/** The selected project's monitoring settings and the notification toggles. */
+/** The selected project's monitoring settings and notification toggles, each explained, with its default. */
 export function SettingsDialog() {
-  const {projectId, close} = useUI()
+  const {projectId, close, open} = useUI()
   const qc = useQueryClient()
   const {data} = useSettings(projectId)
+  const project = useProjects().data?.find((p) => p.id === projectId)
   const [s, setS] = useState<Settings | null>(null)
-  const [prefs, setPrefs] = useState<Prefs>({stopAgentsOnQuit: false})
   const [error, setError] = useState('')
   useEffect(() => {
     if (data) setS(data)
   }, [data])
-  useEffect(() => {
-    api.settings.getPrefs().then(setPrefs, () => {})
-  }, [])
   if (!projectId) return null
   const save = async (e: React.FormEvent) => {
     e.preventDefault()
     if (!s) return
     try {
       qc.setQueryData(keys.settings(projectId), await api.settings.put(projectId, s))
+      close()
+    } catch (err) {
+      setError(errorMessage(err))
+    }
+  }
+  return (
+    <Dialog title={`Settings of ${project?.name ?? 'this project'}`} onClose={close} wide>
+      {!s ? <p className="dialog-body">Loading…</p> : (
+        <form className="dialog-body form settings" onSubmit={save}>
+          <p className="muted hint">How Shepherd watches the agents of this project. Changes apply at once.</p>
+          {EXPLAINED.map(({key, label, unit, def, help}) => (
+            <label key={key} className="setting">
+              <span className="setting-label">{label}</span>
+              <span className="setting-input">
+                <input name={key} inputMode="numeric" value={String(s[key])} aria-describedby={`help-${key}`}
+                  onChange={(e) => setS({...s, [key]: Number(e.target.value)})}/>
+                {unit && <span className="muted">{unit}</span>}
+              </span>
+              <span className="setting-help muted" id={`help-${key}`}>{help} Default: {def}{unit ? ` ${unit}` : ''}.</span>
+            </label>
+          ))}
+          <label className="check">
+            <input type="checkbox" name="notifyNative" checked={s.notifyNative} onChange={(e) => setS({...s, notifyNative: e.target.checked})}/>
+            Desktop notifications when an agent fails, hangs or reaches its resume limit <span className="muted">(default: on)</span>
+          </label>
+          <label className="check">
+            <input type="checkbox" name="notifyCompletion" checked={s.notifyCompletion} onChange={(e) => setS({...s, notifyCompletion: e.target.checked})}/>
+            Also notify when an agent completes <span className="muted">(default: off)</span>
+          </label>
+          <p className="muted hint">
+            Preferences for Shepherd itself (such as stopping agents when it quits) are in{' '}
+            <button type="button" className="link" onClick={() => open({kind: 'prefs'})}>Preferences</button>.
+          </p>
+          {error && <p className="field-error" role="alert">{error}</p>}
+          <footer className="dialog-foot">
+            <button type="button" onClick={close}>Cancel</button>
+            <button type="submit" className="primary">Save</button>
+          </footer>
+        </form>
+      )}
+    </Dialog>
+  )
+}
+
+/** Shepherd's own preferences, for every project. */
+export function PrefsDialog() {
+  const close = useUI((s) => s.close)
+  const [prefs, setPrefs] = useState<Prefs | null>(null)
+  const [error, setError] = useState('')
+  useEffect(() => {
+    api.settings.getPrefs().then(setPrefs, (err: unknown) => {
+      setPrefs({stopAgentsOnQuit: false})
+      setError(errorMessage(err))
+    })
+  }, [])
+  const save = async (e: React.FormEvent) => {
+    e.preventDefault()
+    if (!prefs) return
+    try {
       await api.settings.putPrefs(prefs)
       close()
     } catch (err) {
@@ -42,30 +109,18 @@ export function SettingsDialog() {
     }
   }
   return (
-    <Dialog title="Project settings" onClose={close}>
-      {!s ? <p className="dialog-body">Loading…</p> : (
+    <Dialog title="Preferences" onClose={close}>
+      {!prefs ? <p className="dialog-body">Loading…</p> : (
         <form className="dialog-body form" onSubmit={save}>
-          <div className="grid2">
-            {NUMBERS.map(([k, label]) => (
-              <label key={k}>{label}
-                <input name={k} inputMode="numeric" value={String(s[k])}
-                  onChange={(e) => setS({...s, [k]: Number(e.target.value)})}/>
-              </label>
-            ))}
-          </div>
-          <label className="check">
-            <input type="checkbox" name="notifyNative" checked={s.notifyNative} onChange={(e) => setS({...s, notifyNative: e.target.checked})}/>
-            Desktop notifications for failures and limits
-          </label>
-          <label className="check">
-            <input type="checkbox" name="notifyCompletion" checked={s.notifyCompletion} onChange={(e) => setS({...s, notifyCompletion: e.target.checked})}/>
-            Also notify when an agent completes
-          </label>
           <label className="check">
             <input type="checkbox" name="stopAgentsOnQuit" checked={prefs.stopAgentsOnQuit}
-              onChange={(e) => setPrefs({stopAgentsOnQuit: e.target.checked})}/>
-            Stop all agents when Shepherd quits (every project; off: agents keep running)
+              onChange={(e) => setPrefs({...prefs, stopAgentsOnQuit: e.target.checked})}/>
+            Stop all agents when Shepherd quits
           </label>
+          <p className="muted hint">
+            Every project. Off (the default), agents keep running when Shepherd closes and are picked up again when it
+            comes back.
+          </p>
           {error && <p className="field-error" role="alert">{error}</p>}
           <footer className="dialog-foot">
             <button type="button" onClick={close}>Cancel</button>
