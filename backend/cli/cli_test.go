@@ -353,3 +353,23 @@ func TestServeProcess(t *testing.T) {
 		t.Errorf("serve ended with %d after SIGINT", code)
 	}
 }
+
+func TestActivityText(t *testing.T) {
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	at := func(d time.Duration) *time.Time { t := now.Add(-d); return &t }
+	for _, tc := range []struct {
+		a    *store.Activity
+		want string
+	}{
+		{nil, ""},
+		{&store.Activity{State: "working", Since: at(time.Second)}, "working"},
+		{&store.Activity{State: "busy", Tool: "Bash", ToolSince: at(6 * time.Minute)}, "busy · Bash 6 min"},
+		{&store.Activity{State: "busy", Tool: "cpu", ToolSince: at(30 * time.Second)}, "busy · using CPU 30 s"},
+		{&store.Activity{State: "silent", Since: at(3*time.Minute + 10*time.Second)}, "silent 3 min"},
+		{&store.Activity{State: "stale", Since: at(2*time.Hour + 5*time.Minute)}, "stale 2 h 5 min"},
+	} {
+		if got := activityText(tc.a, now); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.a, got, tc.want)
+		}
+	}
+}

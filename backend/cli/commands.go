@@ -238,9 +238,9 @@ func cmdList(e *env, pos, _ []string) error {
 		return nil
 	}
 	tw := e.table()
-	fmt.Fprintln(tw, "ID\tSTATUS\tPID\tEXIT\tREASON\tSTARTED\tCOMMAND")
+	fmt.Fprintln(tw, "ID\tSTATUS\tACTIVITY\tPID\tEXIT\tREASON\tSTARTED\tCOMMAND")
 	for _, r := range recs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Status, pidText(r.PID),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Status, dash(activityText(r.Activity, time.Now())), pidText(r.PID),
 			exitText(r.ExitCode, r.Signal), dash(string(r.ExitReason)), timeText(r.StartedAt), commandText(r.Command, r.Args))
 	}
 	return tw.Flush()
@@ -274,6 +274,7 @@ func (e *env) printRecord(r *store.Record) error {
 	if r.ExitCode != nil || r.Signal != "" {
 		row("Exit", exitText(r.ExitCode, r.Signal))
 	}
+	row("Activity", activityText(r.Activity, time.Now()))
 	row("Error", r.Error)
 	row("PID", pidText(r.PID))
 	if r.PID != 0 && !r.Attached {
@@ -851,6 +852,43 @@ func setupServe(fs *flag.FlagSet) runFunc {
 }
 
 // --- formatting
+
+// activityText says what a running agent is doing, as the window does:
+// "working", "busy · Bash 6 min", "silent 3 min", "stale 12 min".
+func activityText(a *store.Activity, now time.Time) string {
+	if a == nil {
+		return ""
+	}
+	since := func(t *time.Time) string {
+		if t == nil {
+			return ""
+		}
+		return " " + durationText(now.Sub(*t))
+	}
+	switch a.State {
+	case store.ActivityBusy:
+		tool := a.Tool
+		if tool == "cpu" {
+			tool = "using CPU"
+		}
+		return "busy · " + tool + since(a.ToolSince)
+	case store.ActivitySilent, store.ActivityStale:
+		return a.State + since(a.Since)
+	}
+	return a.State
+}
+
+// durationText is a short human duration: "40 s", "6 min", "2 h 5 min".
+func durationText(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%d s", max(int(d.Seconds()), 0))
+	case d < time.Hour:
+		return fmt.Sprintf("%d min", int(d.Minutes()))
+	default:
+		return fmt.Sprintf("%d h %d min", int(d.Hours()), int(d.Minutes())%60)
+	}
+}
 
 func dash(s string) string {
 	if s == "" {

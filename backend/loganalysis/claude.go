@@ -85,11 +85,127 @@ type claudeState struct {
 	anySID     string  // session_id of the latest line carrying one, while no init named one (all: true)
 	result     *Claude // result of the latest run; nil if it has none (yet)
 	resultLine []byte  // its line (Analyze only; a Scanner reuses its buffer)
+
+	trackTools bool   // follow tool calls (Scanner)
+	tools      []Tool // calls started and not finished, oldest first
+}
+
+// Tool is a tool call in flight: an assistant tool_use without its
+// tool_result yet, or a background task (system task_started) without its
+// task_notification.
+type Tool struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	Task bool   `json:"task,omitempty"` // a task_started (a long Bash tool) rather than the tool_use alone
+
+	onlyTask bool // known from its task_started only
+}
+
+// toolLine is the part of a line that says a tool call started or ended.
+type toolLine struct {
+	Type      string `json:"type"`
+	Subtype   string `json:"subtype"`
+	ToolUseID string `json:"tool_use_id"`
+	TaskID    string `json:"task_id"`
+	TaskType  string `json:"task_type"`
+	Message   struct {
+		Content json.RawMessage `json:"content"`
+	} `json:"message"`
+}
+
+type contentItem struct {
+	Type      string `json:"type"`
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	ToolUseID string `json:"tool_use_id"`
+}
+
+// mayTouchTools: a line that may start or end a tool call.
+func mayTouchTools(line []byte) bool {
+	return bytes.Contains(line, quotedToolUse) || bytes.Contains(line, toolResult) || bytes.Contains(line, taskPrefix) ||
+		bytes.Contains(line, unicodeEscape)
+}
+
+var (
+	quotedToolUse = []byte(`"tool_use"`)
+	toolResult    = []byte(`tool_result`)
+	taskPrefix    = []byte(`"task_`)
+)
+
+// tool updates the calls in flight with one line.
+func (st *claudeState) tool(line []byte) {
+	line = bytes.TrimSpace(bytes.TrimPrefix(bytes.TrimSpace(line), utf8BOM))
+	if len(line) < 2 || line[0] != '{' {
+		return
+	}
+	var tl toolLine
+	if err := json.Unmarshal(line, &tl); err != nil {
+		var te *json.UnmarshalTypeError
+		if !errors.As(err, &te) {
+			return
+		}
+	}
+	switch {
+	case tl.Type == "assistant" || tl.Type == "user":
+		var items []contentItem
+		if json.Unmarshal(tl.Message.Content, &items) != nil {
+			return // a plain string content: no tool
+		}
+		for _, it := range items {
+			switch {
+			case it.Type == "tool_use" && it.ID != "":
+				st.tools = append(st.tools, Tool{ID: it.ID, Name: it.Name})
+			case it.Type == "tool_result":
+				st.endTool(it.ToolUseID, false)
+			}
+		}
+	case tl.Type == "system" && tl.Subtype == "task_started":
+		id := firstOf(tl.ToolUseID, tl.TaskID)
+		for i := range st.tools {
+			if st.tools[i].ID == id {
+				st.tools[i].Task = true
+				return
+			}
+		}
+		st.tools = append(st.tools, Tool{ID: id, Name: firstOf(tl.TaskType, "task"), Task: true, onlyTask: true})
+	case tl.Type == "system" && tl.Subtype == "task_notification":
+		st.endTool(firstOf(tl.ToolUseID, tl.TaskID), true)
+	}
+}
+
+// endTool ends the call id (with task, only its background task: the
+// tool_use stays in flight until its tool_result). A task's end that names
+// no id ends the latest task.
+func (st *claudeState) endTool(id string, task bool) {
+	for i := len(st.tools) - 1; i >= 0; i-- {
+		t := &st.tools[i]
+		if id != "" && t.ID != id || id == "" && !(task && t.Task) {
+			continue
+		}
+		if task && !t.onlyTask {
+			t.Task = false
+			return
+		}
+		st.tools = append(st.tools[:i], st.tools[i+1:]...)
+		return
+	}
+}
+
+func firstOf(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
 }
 
 // line takes one line and returns what it was. all parses every line, for
 // anySID; otherwise only the lines that may be init or result lines.
 func (st *claudeState) line(line []byte, all bool) (lineKind, *Claude) {
+	if st.trackTools && mayTouchTools(line) {
+		st.tool(line)
+	}
 	if !all && !mayDecide(line) {
 		return kindOther, nil
 	}
@@ -105,8 +221,10 @@ func (st *claudeState) line(line []byte, all bool) (lineKind, *Claude) {
 			st.initSID = sid
 		}
 		st.result, st.resultLine = nil, nil
+		st.tools = nil // a new run: calls of an earlier one will never end
 	case kindResult:
 		st.result, st.resultLine = c, line
+		st.tools = nil
 	}
 	return kind, c
 }

@@ -19,7 +19,7 @@ type Scanner struct {
 // NewScanner returns a Scanner for the profile. An invalid profile reads as
 // generic (nothing learned); check it with Profile.Validate.
 func NewScanner(p Profile) *Scanner {
-	return &Scanner{claude: p.Name == ProfileClaude}
+	return &Scanner{claude: p.Name == ProfileClaude, st: claudeState{trackTools: true}}
 }
 
 // SkipToNextLine drops the bytes up to and including the next newline: use
@@ -88,3 +88,11 @@ func (s *Scanner) SessionID() string { return s.st.sessionID() }
 // Result returns the result line of the latest run, nil if that run has
 // written none (yet): a later init line clears it.
 func (s *Scanner) Result() *Claude { return s.st.result }
+
+// InFlight is the latest tool call started and not finished, if any.
+func (s *Scanner) InFlight() (Tool, bool) {
+	if n := len(s.st.tools); n > 0 {
+		return s.st.tools[n-1], true
+	}
+	return Tool{}, false
+}

@@ -224,3 +224,42 @@ func TestScannerGeneric(t *testing.T) {
 		}
 	}
 }
+
+// A tool call is in flight from its tool_use to its tool_result; a long
+// Bash tool's task_started/task_notification pair sits inside it; a new run
+// or a result line ends what an earlier run left open.
+func TestScannerToolInFlight(t *testing.T) {
+	s := NewScanner(claudeProfile)
+	feed := func(l string) { s.Feed([]byte(l + "\n")) }
+	inflight := func() string {
+		if tl, ok := s.InFlight(); ok {
+			if tl.Task {
+				return tl.Name + "+task"
+			}
+			return tl.Name
+		}
+		return ""
+	}
+	steps := []struct{ line, want string }{
+		{`{"type":"system","subtype":"init","session_id":"s1"}`, ""},
+		{`{"type":"assistant","message":{"content":[{"type":"text","text":"running tests"},{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"make test"}}]}}`, "Bash"},
+		{`{"type":"system","subtype":"task_started","tool_use_id":"t1","task_type":"local_bash"}`, "Bash+task"},
+		{`not json at all`, "Bash+task"},
+		{`{"type":"system","subtype":"task_notification","status":"completed","tool_use_id":"t1"}`, "Bash"},
+		{`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]}}`, ""},
+		{`{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t2","name":"Read"},{"type":"tool_use","id":"t3","name":"Grep"}]}}`, "Grep"},
+		{`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t3"}]}}`, "Read"},
+		{`{"type":"user","message":{"content":"a plain string"}}`, "Read"},
+		{`{"type":"system","subtype":"init","session_id":"s2"}`, ""},
+		{`{"type":"system","subtype":"task_started","task_id":"k9","task_type":"local_bash"}`, "local_bash+task"},
+		{`{"type":"system","subtype":"task_notification","status":"completed"}`, ""},
+		{`{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t4","name":"Bash"}]}}`, "Bash"},
+		{`{"type":"result","subtype":"success","is_error":false}`, ""},
+	}
+	for i, st := range steps {
+		feed(st.line)
+		if got := inflight(); got != st.want {
+			t.Fatalf("after line %d (%s): in flight %q, want %q", i, st.line, got, st.want)
+		}
+	}
+}

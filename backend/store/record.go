@@ -71,6 +71,29 @@ type Record struct {
 	StaleCheck          *bool      `json:"staleCheck,omitempty"`
 	Stale               bool       `json:"stale,omitempty"` // silent past the threshold and left running
 	LogPath             string     `json:"logPath"`
+
+	// Activity is what a running agent is doing, as the engine sees it now.
+	// It is computed, never stored: a record on disk has none.
+	Activity *Activity `json:"activity,omitempty"`
+}
+
+// Activity states (SPEC "Stale check").
+const (
+	ActivityWorking = "working" // its log is growing
+	ActivityBusy    = "busy"    // silent, but a tool call runs (or its processes use CPU)
+	ActivitySilent  = "silent"  // its log has not grown for a while
+	ActivityStale   = "stale"   // silent past the threshold with no sign of work
+)
+
+// Activity is what a running agent is doing.
+type Activity struct {
+	State string     `json:"state"`
+	Since *time.Time `json:"since,omitempty"` // the log's last growth
+	// Tool is the tool call in flight (busy), e.g. "Bash", or "cpu" when
+	// only the CPU use of its processes says it works; ToolSince is when
+	// it started.
+	Tool      string     `json:"tool,omitempty"`
+	ToolSince *time.Time `json:"toolSince,omitempty"`
 }
 
 // Clone returns a deep copy, so a caller can change it without touching the
@@ -92,6 +115,11 @@ func (r *Record) Clone() *Record {
 	c.NextRestartAt = clonePtr(r.NextRestartAt)
 	c.PausedAt = clonePtr(r.PausedAt)
 	c.StaleCheck = clonePtr(r.StaleCheck)
+	if r.Activity != nil {
+		act := *r.Activity
+		act.Since, act.ToolSince = clonePtr(act.Since), clonePtr(act.ToolSince)
+		c.Activity = &act
+	}
 	return &c
 }
 

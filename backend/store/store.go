@@ -165,8 +165,14 @@ func (s *Store) SaveProjects(ps []Project) error {
 	return WriteJSON(filepath.Join(s.root, "projects.json"), ps)
 }
 
-// SaveRecord writes an agent's record.json atomically.
+// SaveRecord writes an agent's record.json atomically. What is only ever
+// computed (the activity) is not written.
 func (s *Store) SaveRecord(r *Record) error {
+	if r.Activity != nil {
+		c := *r
+		c.Activity = nil
+		r = &c
+	}
 	return WriteJSON(filepath.Join(s.AgentDir(r.ProjectID, r.ID), recordFile), r)
 }
 

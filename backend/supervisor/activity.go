@@ -55,7 +55,8 @@ func (e *Engine) PollLogsNow() { e.pollLogs() }
 func (e *Engine) pollRun(a *agent, rn *run) {
 	size := fileSize(rn.logPath)
 	rn.scanMu.Lock()
-	if size != rn.logSize {
+	grew := size != rn.logSize
+	if grew {
 		rn.logSize = size
 		rn.lastActivity = e.clock.Now()
 	}
@@ -63,6 +64,17 @@ func (e *Engine) pollRun(a *agent, rn *run) {
 	rn.scanMu.Unlock()
 	if unread {
 		e.scanLog(a, rn)
+	}
+	if grew {
+		a.mu.Lock()
+		if a.run == rn && !a.gone() {
+			rn.notBusy()
+			if a.rec.Stale { // it came back to life
+				_ = e.update(a, func(r *store.Record) { r.Stale = false })
+			}
+			e.showActivity(a, rn)
+		}
+		a.mu.Unlock()
 	}
 }
 
@@ -78,7 +90,7 @@ func (rn *run) lastActivityTime() time.Time {
 // lost later), and a result line arms the result grace (the CLI is known to
 // stay alive after its result). Without a.mu; it takes it to write.
 func (e *Engine) scanLog(a *agent, rn *run) {
-	sid, res := rn.scan()
+	sid, res := rn.scan(e.clock.Now())
 	if sid == "" && res == nil {
 		return
 	}
@@ -101,7 +113,7 @@ func (e *Engine) scanLog(a *agent, rn *run) {
 // scan reads the bytes appended since the last scan (at most the last
 // TailBytes of them) and returns the latest session id and a new result
 // line, if any.
-func (rn *run) scan() (string, *loganalysis.Claude) {
+func (rn *run) scan(now time.Time) (string, *loganalysis.Claude) {
 	rn.scanMu.Lock()
 	defer rn.scanMu.Unlock()
 	if rn.scanner == nil {
@@ -118,6 +130,11 @@ func (rn *run) scan() (string, *loganalysis.Claude) {
 	sid, res := rn.scanner.Feed(c.Data)
 	// The scanner's result is the current run's: a later init clears it.
 	rn.result = rn.scanner.Result()
+	if t, ok := rn.scanner.InFlight(); !ok {
+		rn.tool, rn.toolID = "", ""
+	} else if t.ID != rn.toolID {
+		rn.tool, rn.toolID, rn.toolSince = t.Name, t.ID, now
+	}
 	return sid, res
 }
 

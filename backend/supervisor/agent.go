@@ -90,7 +90,9 @@ type run struct {
 	// exit code (the engine ended it: result line, stale recovery).
 	forced *outcome
 
-	suspect bool // the watchdog found the process gone on its last pass
+	suspect bool      // the watchdog found the process gone on its last pass
+	busy    busyState // what a silent agent is doing (busy.go), under a.mu
+	shown   string    // the activity last pushed, under a.mu
 
 	// Live reading of the log (activity.go), under scanMu.
 	logPath      string
@@ -100,6 +102,9 @@ type run struct {
 	logSize      int64                // the log's size at the last look
 	lastActivity time.Time            // engine clock: the last growth seen
 	result       *loganalysis.Claude
+	tool         string    // the tool call in flight ("" if none)
+	toolID       string    // its id
+	toolSince    time.Time // engine clock: when it was first seen
 	resultTimer  clockwork.Timer
 	stable       clockwork.Timer // resets the keep-alive backoff after a stable run
 }
@@ -150,6 +155,9 @@ func (e *Engine) snapshot(a *agent) *store.Record {
 	if rn := a.run; rn != nil {
 		if t := rn.activityAt(); t != nil {
 			r.LastActivityAt = t
+		}
+		if r.Status == lifecycle.Running {
+			r.Activity = e.activity(a, rn, e.settingsOf(r.ProjectID))
 		}
 	}
 	return r

@@ -192,24 +192,42 @@ func (e *Engine) orphaned(a *agent, rn *run) {
 	e.recoverDead(a, st)
 }
 
-// staleCheck finds running agents whose log has not grown for the
-// threshold and hands them to recovery.
+// staleCheck looks at every running agent's log: a silent one is looked
+// at for signs of work (busy.go), and one silent past the threshold with no
+// sign of work — or busy past busyThresholdSec — is handed to recovery.
 func (e *Engine) staleCheck(p *project) {
-	threshold := secs(e.settingsOf(p.info.ID).StaleThresholdSec)
+	s := e.settingsOf(p.info.ID)
+	threshold, busyLimit := secs(s.StaleThresholdSec), secs(s.BusyThresholdSec)
 	for _, a := range p.list() {
 		a.mu.Lock()
-		r, rn := a.rec, a.run
-		if r.Status != lifecycle.Running || rn == nil || a.recovering || a.gone() || !staleChecked(r) {
+		rn := a.run
+		if a.rec.Status != lifecycle.Running || rn == nil || a.recovering || a.gone() {
 			a.mu.Unlock()
 			continue
 		}
 		a.mu.Unlock()
 		e.pollRun(a, rn) // judge by the log as it is now
 		a.mu.Lock()
-		silent := e.clock.Since(rn.lastActivityTime())
-		if a.run == rn && !a.recovering && silent >= threshold {
-			e.recover(a, func() { e.recoverStale(a, rn, silent) })
+		if a.run != rn || a.recovering {
+			a.mu.Unlock()
+			continue
 		}
+		silent := e.clock.Since(rn.lastActivityTime())
+		if silent >= workingWindow(s) {
+			e.lookBusy(rn)
+		} else {
+			rn.notBusy()
+		}
+		if staleChecked(a.rec) && silent >= threshold {
+			busyOK := rn.busy.busy && (busyLimit == 0 || silent < busyLimit)
+			if !busyOK {
+				// No CPU rate measured yet (the engine just started): measure
+				// one before calling it stale.
+				sample := !rn.busy.busy && !rn.busy.cpuKnown
+				e.recover(a, func() { e.recoverStale(a, rn, silent, sample) })
+			}
+		}
+		e.showActivity(a, rn)
 		a.mu.Unlock()
 	}
 }

@@ -132,8 +132,18 @@ func (e *Engine) resumeLimit(a *agent, s Settings) {
 
 // recoverStale runs log analysis and recovery for a running agent that has
 // been silent past the threshold. It runs as a recovery task (a.recovering
-// is set), without a.mu.
-func (e *Engine) recoverStale(a *agent, rn *run, silent time.Duration) {
+// is set), without a.mu. With sampleCPU, the agent's CPU use is measured
+// first: one that works is busy, not stale.
+func (e *Engine) recoverStale(a *agent, rn *run, silent time.Duration, sampleCPU bool) {
+	if sampleCPU && usesCPUNow(rn.pid()) {
+		a.mu.Lock()
+		if a.run == rn && !rn.busy.busy {
+			rn.busy.busy, rn.busy.tool, rn.busy.since = true, "cpu", e.clock.Now()
+			e.showActivity(a, rn)
+		}
+		a.mu.Unlock()
+		return
+	}
 	a.mu.Lock()
 	if a.run != rn || a.rec.Status != lifecycle.Running || a.gone() {
 		a.mu.Unlock()

@@ -15,6 +15,7 @@ type Settings struct {
 	WatchdogIntervalSec   int  `json:"watchdogIntervalSec"`
 	StaleCheckIntervalSec int  `json:"staleCheckIntervalSec"`
 	StaleThresholdSec     int  `json:"staleThresholdSec"`
+	BusyThresholdSec      int  `json:"busyThresholdSec"` // 0: a busy agent is never stale
 	ResultGraceSec        int  `json:"resultGraceSec"`
 	AutoResumeLimit       int  `json:"autoResumeLimit"`
 	PausedExpiryDays      int  `json:"pausedExpiryDays"`
@@ -25,7 +26,7 @@ type Settings struct {
 
 // DefaultSettings are SPEC's defaults.
 func DefaultSettings() Settings {
-	return Settings{WatchdogIntervalSec: 30, StaleCheckIntervalSec: 60, StaleThresholdSec: 300,
+	return Settings{WatchdogIntervalSec: 30, StaleCheckIntervalSec: 60, StaleThresholdSec: 300, BusyThresholdSec: 1800,
 		ResultGraceSec: 5, AutoResumeLimit: 3, PausedExpiryDays: 30, MaxRunning: 0, NotifyNative: true}
 }
 
@@ -41,6 +42,7 @@ func (s Settings) Validate() error {
 		check("watchdogIntervalSec", s.WatchdogIntervalSec, 1, 86400),
 		check("staleCheckIntervalSec", s.StaleCheckIntervalSec, 1, 86400),
 		check("staleThresholdSec", s.StaleThresholdSec, 1, 7*86400),
+		check("busyThresholdSec", s.BusyThresholdSec, 0, 7*86400),
 		check("resultGraceSec", s.ResultGraceSec, 1, 3600),
 		check("autoResumeLimit", s.AutoResumeLimit, 0, 100),
 		check("pausedExpiryDays", s.PausedExpiryDays, 1, 3650),

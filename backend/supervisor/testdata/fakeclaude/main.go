@@ -10,12 +10,17 @@
 //	error              an error_during_execution result, exit 1
 //	silent             init and an assistant line, then hangs without a result
 //	hang-after-result  a success result, then stays alive (as MCP servers make it)
+//	tool               a Bash tool_use, task_started, a silent child process for
+//	                   $FAKE_CLAUDE_TOOL_SECONDS (default 2), task_notification,
+//	                   the tool_result, then a success result: a long test suite
 package main
 
 import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
+	"strconv"
 	"time"
 )
 
@@ -70,6 +75,26 @@ func main() {
 	case "hang-after-result":
 		result("success", false, "done")
 		time.Sleep(time.Hour)
+	case "tool":
+		secs := 2
+		if v, err := strconv.Atoi(os.Getenv("FAKE_CLAUDE_TOOL_SECONDS")); err == nil {
+			secs = v
+		}
+		id := "toolu_" + session
+		line(map[string]any{"type": "assistant", "session_id": session, "message": map[string]any{
+			"content": []any{map[string]any{"type": "tool_use", "id": id, "name": "Bash",
+				"input": map[string]any{"command": "make test"}}}}})
+		child := exec.Command("sleep", strconv.Itoa(secs))
+		if err := child.Start(); err != nil {
+			os.Exit(2)
+		}
+		time.Sleep(100 * time.Millisecond)
+		line(map[string]any{"type": "system", "subtype": "task_started", "tool_use_id": id, "task_type": "local_bash", "session_id": session})
+		_ = child.Wait()
+		line(map[string]any{"type": "system", "subtype": "task_notification", "status": "completed", "tool_use_id": id, "session_id": session})
+		line(map[string]any{"type": "user", "session_id": session, "message": map[string]any{
+			"content": []any{map[string]any{"type": "tool_result", "tool_use_id": id, "content": "PASS"}}}})
+		result("success", false, "All tests pass.")
 	default: // silent
 		time.Sleep(time.Hour)
 	}

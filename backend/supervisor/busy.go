@@ -1,0 +1,130 @@
+package supervisor
+
+import (
+	"time"
+
+	"shepherd/backend/procid"
+	"shepherd/backend/store"
+)
+
+// Busy or hung (SPEC "Stale check"). An agent whose log has stopped
+// growing is silent; a silent agent is busy — not stale — while a tool call
+// is in flight and it has a live descendant process (the tool's), or while
+// its process tree uses CPU. Claude Code runs a long Bash tool (a test
+// suite, a build) without printing: without this, a working agent would be
+// killed and resumed every few minutes. /proc is read only for silent
+// agents, once per stale check.
+
+const (
+	// cpuFloor is the CPU use, in cores, above which a silent agent's
+	// processes are taken to be working.
+	cpuFloor = 0.01
+	// cpuWindow is how long a CPU sample is taken over when no earlier
+	// sample of the agent exists at the moment it would be found stale.
+	cpuWindow = 250 * time.Millisecond
+	// activeWindow bounds how long after its log's last growth an agent
+	// counts as working (less when the stale threshold is shorter).
+	activeWindow = 60 * time.Second
+)
+
+// busyState is what the engine knows of a silent agent's work; under a.mu.
+type busyState struct {
+	busy  bool
+	tool  string    // the tool in flight, or "cpu"
+	since time.Time // engine clock: when it became busy
+
+	cpu      time.Duration // the tree's CPU time at the last sample
+	cpuAt    time.Time     // real time of that sample (CPU time is real time)
+	cpuKnown bool          // a rate was measured (two samples)
+}
+
+func workingWindow(s Settings) time.Duration {
+	return min(activeWindow, secs(s.StaleThresholdSec)/2)
+}
+
+// lookBusy reads /proc for a silent agent: is a tool in flight with a live
+// descendant, does the tree use CPU since the last look. a.mu is held.
+func (e *Engine) lookBusy(rn *run) {
+	b := &rn.busy
+	wasBusy := b.busy
+	b.busy, b.tool = false, ""
+	if tool, since, ok := rn.inFlight(); ok && len(procid.Descendants(rn.pid())) > 0 {
+		b.busy, b.tool, b.since = true, tool, since
+	}
+	if u, err := procid.TreeUsage(rn.pid()); err == nil {
+		now := time.Now()
+		if !b.cpuAt.IsZero() && now.After(b.cpuAt) {
+			b.cpuKnown = true
+			if !b.busy && float64(u.CPU-b.cpu)/float64(now.Sub(b.cpuAt)) >= cpuFloor {
+				b.busy, b.tool = true, "cpu"
+				if !wasBusy {
+					b.since = e.clock.Now()
+				}
+			}
+		}
+		b.cpu, b.cpuAt = u.CPU, now
+	}
+}
+
+// notBusy forgets what was measured while the agent was silent. a.mu is held.
+func (rn *run) notBusy() { rn.busy = busyState{} }
+
+// usesCPUNow samples the tree's CPU over cpuWindow (real time): for an agent
+// about to be found stale with no earlier sample to compare with. Without
+// a.mu.
+func usesCPUNow(pid int) bool {
+	u1, err := procid.TreeUsage(pid)
+	if err != nil {
+		return false
+	}
+	start := time.Now()
+	time.Sleep(cpuWindow)
+	u2, err := procid.TreeUsage(pid)
+	if err != nil {
+		return false
+	}
+	return float64(u2.CPU-u1.CPU)/float64(time.Since(start)) >= cpuFloor
+}
+
+// inFlight is the tool call in flight in the run's log, and since when
+// (engine clock).
+func (rn *run) inFlight() (string, time.Time, bool) {
+	rn.scanMu.Lock()
+	defer rn.scanMu.Unlock()
+	return rn.tool, rn.toolSince, rn.tool != ""
+}
+
+// activity is what the agent is doing now. a.mu is held; rn is a.run.
+func (e *Engine) activity(a *agent, rn *run, s Settings) *store.Activity {
+	last := rn.lastActivityTime()
+	act := &store.Activity{}
+	if !last.IsZero() {
+		t := last.UTC()
+		act.Since = &t
+	}
+	switch {
+	case a.rec.Stale:
+		act.State = store.ActivityStale
+	case e.clock.Since(last) < workingWindow(s):
+		act.State = store.ActivityWorking
+	case rn.busy.busy:
+		act.State, act.Tool = store.ActivityBusy, rn.busy.tool
+		t := rn.busy.since.UTC()
+		act.ToolSince = &t
+	default:
+		act.State = store.ActivitySilent
+	}
+	return act
+}
+
+// showActivity pushes the agent's state when what it is doing changed
+// (working, busy with another tool, silent, stale). a.mu is held.
+func (e *Engine) showActivity(a *agent, rn *run) {
+	act := e.activity(a, rn, e.settingsOf(a.rec.ProjectID))
+	key := act.State + "/" + act.Tool
+	if rn.shown == key {
+		return
+	}
+	rn.shown = key
+	e.emit(EventAgentState, e.snapshot(a))
+}
