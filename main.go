@@ -1,6 +1,6 @@
 // Command shepherd is the Shepherd desktop app. With arguments it is the
-// command line (`shepherd serve`, `shepherd ls`, …); without, it opens the
-// window.
+// command line (`shepherd serve`, `shepherd ls`, …); without (or with
+// --hidden), it opens the window.
 package main
 
 import (
@@ -9,6 +9,8 @@ import (
 	"os"
 
 	"github.com/wailsapp/wails/v2"
+	"github.com/wailsapp/wails/v2/pkg/menu"
+	"github.com/wailsapp/wails/v2/pkg/menu/keys"
 	"github.com/wailsapp/wails/v2/pkg/options"
 	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
 
@@ -20,27 +22,37 @@ import (
 var assets embed.FS
 
 func main() {
-	if len(os.Args) > 1 {
+	hidden := len(os.Args) == 2 && os.Args[1] == "--hidden"
+	if len(os.Args) > 1 && !hidden {
 		os.Exit(cli.Run(os.Args[1:]))
+	}
+	if msg := app.NoDisplay(); msg != "" {
+		fmt.Fprintln(os.Stderr, msg)
+		os.Exit(1)
 	}
 
 	// One version for the window and the engine: set it with
 	// -ldflags "-X shepherd/backend/cli.Version=…".
 	a := app.New(cli.Version)
 	err := wails.Run(&options.App{
-		Title:     "Shepherd",
-		Width:     1100,
-		Height:    720,
-		MinWidth:  640,
-		MinHeight: 400,
+		Title:       "Shepherd",
+		Width:       1280,
+		Height:      800,
+		MinWidth:    900,
+		MinHeight:   560,
+		StartHidden: hidden,
 		AssetServer: &assetserver.Options{
 			Assets: assets,
 		},
+		Menu:             appMenu(a),
 		BackgroundColour: &options.RGBA{R: 27, G: 38, B: 54, A: 1},
 		OnStartup:        app.OnStartup(a),
-		OnShutdown:       app.OnShutdown(a),
-		// A second launch hands over to the first window instead of starting
-		// a second engine on the same data.
+		// Closing the window hides it; the engine keeps supervising until
+		// the user quits from the menu (or `shepherd quit`).
+		OnBeforeClose: app.OnBeforeClose(a),
+		OnShutdown:    app.OnShutdown(a),
+		// A second launch shows this window instead of starting a second
+		// engine on the same data.
 		SingleInstanceLock: &options.SingleInstanceLock{
 			UniqueId:               "dev.shepherd.app",
 			OnSecondInstanceLaunch: func(options.SecondInstanceData) { app.Focus(a) },
@@ -51,4 +63,15 @@ func main() {
 		fmt.Fprintln(os.Stderr, "shepherd:", err)
 		os.Exit(1)
 	}
+}
+
+// appMenu has Quit Shepherd (Ctrl/Cmd+Q): closing the window only hides it.
+func appMenu(a *app.App) *menu.Menu {
+	m := menu.NewMenu()
+	sub := m.AddSubmenu("Shepherd")
+	sub.AddText("Show Window", nil, func(*menu.CallbackData) { a.Show() })
+	sub.AddSeparator()
+	sub.AddText("Quit Shepherd", keys.CmdOrCtrl("q"), func(*menu.CallbackData) { a.Quit() })
+	m.Append(menu.EditMenu())
+	return m
 }

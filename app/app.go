@@ -10,6 +10,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
+	"shepherd/backend/api"
 	"shepherd/backend/cli"
 	"shepherd/backend/logfollow"
 	"shepherd/backend/notify"
@@ -29,18 +30,29 @@ type App struct {
 	// emitFn sends a pushed event to the window; tests replace it.
 	emitFn func(ctx context.Context, event string, data any)
 
-	mu        sync.Mutex // guards the fields below, set on start-up and read from other goroutines
-	ctx       context.Context
-	host      *cli.Host
-	engineErr error
-	follow    *logfollow.Hub
+	// quitFn ends the app and hideFn hides the window (runtime.Quit and
+	// runtime.WindowHide); tests replace them.
+	quitFn func(ctx context.Context)
+	hideFn func(ctx context.Context)
+
+	mu         sync.Mutex // guards the fields below, set on start-up and read from other goroutines
+	ctx        context.Context
+	host       *cli.Host   // the embedded engine
+	remote     *api.Remote // or the engine this window is attached to
+	remoteInfo api.EngineInfo
+	remotePID  int
+	stopRemote context.CancelFunc
+	lost       string // why the attached engine is gone ("" while it answers)
+	engineErr  error
+	follow     *logfollow.Hub
+	selected   string
 }
 
 // New returns an App ready to be bound; version is what Version reports.
 func New(version string) *App {
 	a := &App{version: version, emitFn: func(ctx context.Context, event string, data any) {
 		runtime.EventsEmit(ctx, event, data)
-	}}
+	}, quitFn: runtime.Quit, hideFn: runtime.WindowHide}
 	a.Projects = &ProjectService{a}
 	a.Agents = &AgentService{a}
 	a.Logs = &LogService{a}
@@ -81,6 +93,29 @@ func (a *App) logger() zerolog.Logger {
 	}
 	return zerolog.Nop()
 }
+
+func (a *App) selectedProject() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.selected
+}
+
+// OnBeforeClose is the hook for options.App.OnBeforeClose. Closing the
+// window hides it: the engine keeps supervising (stale checks, recovery,
+// notifications) until the user quits (the app menu's Quit Shepherd,
+// Ctrl/Cmd+Q, or `shepherd quit`). Launching Shepherd again shows it.
+func OnBeforeClose(a *App) func(context.Context) bool {
+	return func(ctx context.Context) bool {
+		a.hideFn(ctx)
+		return true // prevent the close
+	}
+}
+
+// Quit ends Shepherd (the app menu's Quit Shepherd).
+func (a *App) Quit() { a.quit() }
+
+// Show brings the hidden window back (the app menu, a second launch).
+func (a *App) Show() { Focus(a) }
 
 // emit sends a pushed event to the window (none before startup).
 func (a *App) emit(event string, data any) {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"shepherd/backend/instance"
+	"shepherd/backend/supervisor"
 )
 
 func isolate(t *testing.T) string {
@@ -27,36 +27,79 @@ func TestVersion(t *testing.T) {
 }
 
 // The window embeds the same engine and API as `shepherd serve`: start-up
-// starts it and writes engine.json; a second app on the same data folder is
-// told why it has no engine; shutdown removes engine.json.
-func TestStartupEmbedsEngine(t *testing.T) {
+// starts it and writes engine.json. A second window on the same data folder
+// attaches to that engine through its API and events instead of failing;
+// when the engine goes away it says so, and can start one of its own.
+func TestStartupEmbedsOrAttaches(t *testing.T) {
 	dir := isolate(t)
+	needShim(t)
 	a := New("test")
+	a.emitFn = (&emitted{}).emit
 	ctx := context.WithValue(context.Background(), struct{}{}, "wails")
 	OnStartup(a)(ctx)
 	if a.wailsContext() != ctx {
 		t.Fatal("startup did not keep the context")
 	}
 	st, err := a.Engine()
-	if err != nil || !strings.HasPrefix(st.URL, "http://127.0.0.1:") || st.PID != os.Getpid() {
+	if err != nil || st.State != EngineEmbedded || !strings.HasPrefix(st.URL, "http://127.0.0.1:") || st.PID != os.Getpid() {
 		t.Fatalf("Engine() = %+v, %v", st, err)
 	}
 	engineFile := filepath.Join(dir, "xdg_runtime_dir", "shepherd", "engine.json")
 	if _, err := os.Stat(engineFile); err != nil {
 		t.Fatalf("engine.json: %v", err)
 	}
-
-	b := New("test")
-	OnStartup(b)(ctx)
-	if _, err := b.Engine(); !errors.Is(err, instance.ErrLocked) {
-		t.Fatalf("second app: %v, want the engine lock's error", err)
+	p, err := a.Projects.Add(t.TempDir(), "shared")
+	if err != nil {
+		t.Fatal(err)
 	}
-	OnShutdown(b)(ctx)
 
+	// A second window attaches to the first one's engine.
+	b := New("test")
+	brec := &emitted{}
+	b.emitFn = brec.emit
+	OnStartup(b)(ctx)
+	bst, err := b.Engine()
+	if err != nil || bst.State != EngineAttached || bst.URL != st.URL {
+		t.Fatalf("second window: %+v, %v", bst, err)
+	}
+	list, err := b.Projects.List()
+	if err != nil || len(list) != 1 || list[0].ID != p.ID {
+		t.Fatalf("projects through the attached engine: %+v %v", list, err)
+	}
+	if _, err := b.Agents.Create(p.ID, supervisor.AgentSpec{ID: "x", Command: "sh", Args: []string{"-c", "exec sleep 30"}, GraceSec: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Agents.Start(p.ID, "x"); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the attached window got the engine's events", func() bool { return brec.count("agent:state") >= 2 })
+	if _, err := a.Agents.Get(p.ID, "x"); err != nil {
+		t.Fatalf("the first window does not see the agent: %v", err)
+	}
+	_, err = b.Agents.Start(p.ID, "x")
+	if !errors.Is(err, supervisor.ErrAlreadyRunning) {
+		t.Fatalf("an engine error through the API: %v", err)
+	}
+	if _, err := b.Agents.Stop(p.ID, "x", 1); err != nil {
+		t.Fatal(err)
+	}
+
+	// The engine goes away: the attached window says so, then starts its own.
 	OnShutdown(a)(ctx)
 	if _, err := os.Stat(engineFile); !os.IsNotExist(err) {
 		t.Fatalf("engine.json left after shutdown: %v", err)
 	}
+	eventually(t, "the attached window noticed", func() bool { s, _ := b.Engine(); return s.State == EngineLost })
+	if _, err := b.Projects.List(); err == nil {
+		t.Fatal("a lost engine still answers")
+	}
+	if st, err := b.StartEngine(); err != nil || st.State != EngineEmbedded {
+		t.Fatalf("StartEngine: %+v %v", st, err)
+	}
+	if list, _ := b.Projects.List(); len(list) != 1 {
+		t.Fatalf("projects in the new engine: %+v", list)
+	}
+	OnShutdown(b)(ctx)
 	if _, err := a.Engine(); err == nil {
 		t.Fatal("Engine() after shutdown reports a running engine")
 	}

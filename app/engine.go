@@ -2,19 +2,44 @@ package app
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"time"
 
+	"shepherd/backend/api"
 	"shepherd/backend/cli"
+	"shepherd/backend/instance"
 	"shepherd/backend/notify"
+	"shepherd/backend/paths"
 )
 
-// EngineStatus tells the window where its embedded engine's API listens,
-// so the CLI and scripts can reach the same engine.
+// The window talks to one engine through one interface, api.Engine, with two
+// implementations: the engine it embeds (the usual case), or — when another
+// engine already owns the data folder (`shepherd serve`, another window) —
+// that engine over its HTTP API, with its events through GET /v1/events.
+
+// Engine states the window shows.
+const (
+	EngineEmbedded = "embedded" // this window runs the engine
+	EngineAttached = "attached" // another process runs it; this window is its client
+	EngineLost     = "lost"     // the engine this window was attached to went away
+	EngineNone     = "none"     // no engine: it could not start
+)
+
+// EngineStatus tells the window which engine it talks to, where its API
+// listens (so the CLI and scripts can reach the same engine), and what is
+// wrong when there is none.
 type EngineStatus struct {
+	State   string `json:"state"`
 	URL     string `json:"url"`
 	PID     int    `json:"pid"`
 	DataDir string `json:"dataDir"`
+	Message string `json:"message,omitempty"`
 }
+
+// EventEngineStatus is pushed when the engine the window talks to changes.
+const EventEngineStatus = "engine:status"
 
 // emitter bridges the engine's pushed events to Wails events.
 type emitter struct{ a *App }
@@ -31,42 +56,179 @@ func (a *App) notifyNative(n notify.Notification) {
 }
 
 // startEngine runs the same engine and API as `shepherd serve` inside the
-// app. If another engine already owns the data folder, the window says so.
+// app. If another engine already owns the data folder, the window becomes
+// its client instead.
 func (a *App) startEngine() {
-	h, err := cli.Start(context.Background(), cli.ServeOptions{Emitter: emitter{a}, Notifier: notify.Func(a.notifyNative)})
+	h, err := cli.Start(context.Background(), cli.ServeOptions{Emitter: emitter{a}, Notifier: notify.Func(a.notifyNative),
+		OnQuit: a.quit})
+	if errors.Is(err, instance.ErrLocked) {
+		if rerr := a.attach(); rerr == nil {
+			return
+		} else {
+			err = fmt.Errorf("%w; the engine that holds it does not answer: %v", err, rerr)
+		}
+	}
 	a.mu.Lock()
-	defer a.mu.Unlock()
 	a.host, a.engineErr = h, err
+	a.mu.Unlock()
+	a.emit(EventEngineStatus, a.status())
 }
 
-// OnShutdown is the hook for options.App.OnShutdown: log follows end, the
-// engine stops watching and its API closes; the agents keep running (they
-// are durable).
+// attach makes the window a client of the engine named by engine.json.
+func (a *App) attach() error {
+	info, err := api.ReadEngineInfo(paths.Default().EngineFile())
+	if err != nil {
+		return err
+	}
+	r := api.NewRemote(info)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	st, err := r.Status(ctx)
+	cancel()
+	if err != nil {
+		return err
+	}
+	sctx, stop := context.WithCancel(context.Background())
+	a.mu.Lock()
+	a.remote, a.remoteInfo, a.remotePID, a.engineErr = r, info, st.PID, nil
+	a.stopRemote = stop
+	a.mu.Unlock()
+	go a.followRemote(sctx, r)
+	a.emit(EventEngineStatus, a.status())
+	return nil
+}
+
+// followRemote passes the attached engine's events on to the window, until
+// the window detaches or the engine goes away (then the window says so).
+func (a *App) followRemote(ctx context.Context, r *api.Remote) {
+	var last uint64
+	for ctx.Err() == nil {
+		err := r.Client().Stream(ctx, "", last, func(ev api.StreamEvent) error {
+			if ev.ID > 0 {
+				last = ev.ID
+			}
+			switch ev.Name {
+			case "hello", "dropped":
+				return nil
+			case "reset": // missed too much: the window fetches everything again
+				a.emit(EventEngineStatus, a.status())
+				return nil
+			case "notify":
+				var n notify.Notification
+				if json.Unmarshal(ev.Data, &n) == nil {
+					a.notifyNative(n)
+				}
+			}
+			a.emit(ev.Name, json.RawMessage(ev.Data))
+			return nil
+		})
+		if ctx.Err() != nil {
+			return
+		}
+		sctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		_, serr := r.Status(sctx)
+		cancel()
+		if serr != nil {
+			a.mu.Lock()
+			a.lost = fmt.Sprintf("The engine (pid %d) went away: %v", a.remotePID, err)
+			a.mu.Unlock()
+			a.emit(EventEngineStatus, a.status())
+			return
+		}
+		// Dropped (the window was slow) or a network hiccup: go on from the
+		// last event seen.
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// StartEngine starts an engine in this window after the one it was
+// attached to went away (or attaches to another that took its place).
+func (a *App) StartEngine() (EngineStatus, error) {
+	a.mu.Lock()
+	if a.host != nil {
+		a.mu.Unlock()
+		return a.status(), nil
+	}
+	if a.stopRemote != nil {
+		a.stopRemote()
+	}
+	a.remote, a.stopRemote, a.lost = nil, nil, ""
+	a.mu.Unlock()
+	a.startEngine()
+	st := a.status()
+	if st.State == EngineNone {
+		return st, errors.New(st.Message)
+	}
+	return st, nil
+}
+
+// quit ends the app (from the API's POST /v1/engine/quit: `shepherd quit`).
+func (a *App) quit() {
+	if ctx := a.wailsContext(); ctx != nil {
+		a.quitFn(ctx)
+	}
+}
+
+// OnShutdown is the hook for options.App.OnShutdown: the agents are stopped
+// if the preference says so, log follows end, the engine stops watching and
+// its API closes; the agents keep running (they are durable). A window
+// attached to another engine only detaches from it.
 func OnShutdown(a *App) func(context.Context) {
 	return func(context.Context) {
-		a.stopOnQuit()
 		a.mu.Lock()
-		h, hub := a.host, a.follow
-		a.host, a.follow = nil, nil
+		h, hub, stop := a.host, a.follow, a.stopRemote
+		a.host, a.follow, a.remote, a.stopRemote = nil, nil, nil, nil
 		a.mu.Unlock()
+		if stop != nil {
+			stop()
+		}
 		if hub != nil {
 			hub.Close()
 		}
 		if h != nil {
+			h.StopAgentsIfAsked()
 			_ = h.Close()
 		}
 	}
 }
 
-// Engine reports the embedded engine, or why it could not start.
+// Engine reports which engine the window talks to, or why there is none.
 func (a *App) Engine() (EngineStatus, error) {
+	st := a.status()
+	if st.State == EngineNone {
+		return st, errors.New(st.Message)
+	}
+	return st, nil
+}
+
+func (a *App) status() EngineStatus {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.engineErr != nil {
-		return EngineStatus{}, fmt.Errorf("the engine did not start: %w", a.engineErr)
+	switch {
+	case a.host != nil:
+		return EngineStatus{State: EngineEmbedded, URL: a.host.Info.URL, PID: a.host.Info.PID, DataDir: a.host.Paths.Data}
+	case a.remote != nil && a.lost != "":
+		return EngineStatus{State: EngineLost, URL: a.remoteInfo.URL, PID: a.remotePID, DataDir: paths.Default().Data, Message: a.lost}
+	case a.remote != nil:
+		return EngineStatus{State: EngineAttached, URL: a.remoteInfo.URL, PID: a.remotePID, DataDir: paths.Default().Data}
+	case a.engineErr != nil:
+		return EngineStatus{State: EngineNone, Message: "the engine did not start: " + a.engineErr.Error()}
 	}
-	if a.host == nil {
-		return EngineStatus{}, fmt.Errorf("the engine is not running")
+	return EngineStatus{State: EngineNone, Message: "the engine is not running"}
+}
+
+// engine is the engine the window talks to, or why there is none.
+func (a *App) engine() (api.Engine, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	switch {
+	case a.host != nil:
+		return a.host.Engine, nil
+	case a.remote != nil && a.lost != "":
+		return nil, errors.New(a.lost)
+	case a.remote != nil:
+		return a.remote, nil
+	case a.engineErr != nil:
+		return nil, fmt.Errorf("the engine did not start: %w", a.engineErr)
 	}
-	return EngineStatus{URL: a.host.Info.URL, PID: a.host.Info.PID, DataDir: a.host.Paths.Data}, nil
+	return nil, errors.New("the engine is not running")
 }

@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -16,19 +15,6 @@ import (
 	"shepherd/backend/store"
 	"shepherd/backend/supervisor"
 )
-
-// engine is the embedded engine, or why there is none.
-func (a *App) engine() (*supervisor.Engine, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.engineErr != nil {
-		return nil, fmt.Errorf("the engine did not start: %w", a.engineErr)
-	}
-	if a.host == nil {
-		return nil, errors.New("the engine is not running")
-	}
-	return a.host.Engine, nil
-}
 
 // ---------------------------------------------------------------- projects
 
@@ -69,7 +55,7 @@ func (s *ProjectService) List() ([]ProjectInfo, error) {
 	for _, p := range e.Projects() {
 		info := ProjectInfo{Project: p}
 		recs, ok := byProject[p.ID]
-		info.Loaded = ok || e.Selected() == p.ID
+		info.Loaded = ok || s.a.selectedProject() == p.ID
 		for _, r := range recs {
 			info.Agents++
 			if r.Status.Live() {
@@ -133,7 +119,13 @@ func (s *ProjectService) Select(projectID string) (*supervisor.SyncSummary, erro
 	if err != nil {
 		return nil, err
 	}
-	return e.SelectProject(context.Background(), projectID)
+	sum, err := e.SelectProject(context.Background(), projectID)
+	if err == nil {
+		s.a.mu.Lock()
+		s.a.selected = projectID
+		s.a.mu.Unlock()
+	}
+	return sum, err
 }
 
 // ------------------------------------------------------------------ agents
