@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"strconv"
@@ -42,6 +43,18 @@ type Engine interface {
 	PutSettings(projectID string, s supervisor.Settings) (supervisor.Settings, error)
 	RenameProject(projectID, name string) (store.Project, error)
 	RemoveProject(ctx context.Context, projectID string, force bool) error
+	ProjectViews() []supervisor.ProjectView
+	ProjectState(projectID string) (supervisor.ProjectView, error)
+	PauseProject(ctx context.Context, projectID, note string, now bool) ([]supervisor.StopResult, error)
+	UnpauseProject(ctx context.Context, projectID string) error
+	PauseAgent(ctx context.Context, projectID, agentID string, now bool, note string) (*store.Record, error)
+	UnpauseAgent(ctx context.Context, projectID, agentID string) (*store.Record, error)
+}
+
+// PauseInput is the optional body of POST …/pause.
+type PauseInput struct {
+	Note string `json:"note,omitempty"`
+	Now  bool   `json:"now,omitempty"` // skip the safe point
 }
 
 // Options are the handler's settings beyond the engine and the token.
@@ -85,6 +98,8 @@ const (
 	HeaderLogOffset = "X-Log-Offset"
 	maxLogChunk     = 1 << 20
 	maxBody         = 1 << 20
+	// maxGraceSec is the longest stop grace a time.Duration can hold.
+	maxGraceSec = math.MaxInt64 / int64(time.Second)
 )
 
 type handler struct {
@@ -122,6 +137,11 @@ func New(eng Engine, token string, opts Options) http.Handler {
 	m.HandleFunc("PUT /v1/projects/{project}/agents/{agent}", h.updateAgent)
 	m.HandleFunc("GET /v1/projects/{project}/settings", h.getSettings)
 	m.HandleFunc("PUT /v1/projects/{project}/settings", h.putSettings)
+	m.HandleFunc("GET /v1/projects/{project}", h.getProject)
+	m.HandleFunc("POST /v1/projects/{project}/pause", h.pauseProject)
+	m.HandleFunc("POST /v1/projects/{project}/unpause", h.unpauseProject)
+	m.HandleFunc("POST /v1/projects/{project}/agents/{agent}/pause", h.pauseAgent)
+	m.HandleFunc("POST /v1/projects/{project}/agents/{agent}/unpause", h.unpauseAgent)
 	m.HandleFunc("PATCH /v1/projects/{project}", h.renameProject)
 	m.HandleFunc("DELETE /v1/projects/{project}", h.removeProject)
 	return h
@@ -224,12 +244,79 @@ func (h *handler) oneProcess(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, rec)
 }
 
+// listProjects answers every project with its state (pause, queue).
 func (h *handler) listProjects(w http.ResponseWriter, r *http.Request) {
-	ps := h.eng.Projects()
+	ps := h.eng.ProjectViews()
 	if ps == nil {
-		ps = []store.Project{}
+		ps = []supervisor.ProjectView{}
 	}
 	writeJSON(w, http.StatusOK, ps)
+}
+
+func (h *handler) getProject(w http.ResponseWriter, r *http.Request) {
+	v, err := h.eng.ProjectState(r.PathValue("project"))
+	if err != nil {
+		writeEngineError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, v)
+}
+
+func (h *handler) pauseProject(w http.ResponseWriter, r *http.Request) {
+	var in PauseInput
+	if !decodeBody(w, r, &in, true) {
+		return
+	}
+	res, err := h.eng.PauseProject(r.Context(), r.PathValue("project"), in.Note, in.Now)
+	if err != nil {
+		writeEngineError(w, err)
+		return
+	}
+	if res == nil {
+		res = []supervisor.StopResult{}
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+func (h *handler) unpauseProject(w http.ResponseWriter, r *http.Request) {
+	if !emptyBody(w, r) {
+		return
+	}
+	if err := h.eng.UnpauseProject(r.Context(), r.PathValue("project")); err != nil {
+		writeEngineError(w, err)
+		return
+	}
+	v, err := h.eng.ProjectState(r.PathValue("project"))
+	if err != nil {
+		writeEngineError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, v)
+}
+
+func (h *handler) pauseAgent(w http.ResponseWriter, r *http.Request) {
+	var in PauseInput
+	if !decodeBody(w, r, &in, true) {
+		return
+	}
+	rec, err := h.eng.PauseAgent(r.Context(), r.PathValue("project"), r.PathValue("agent"), in.Now, in.Note)
+	if err != nil {
+		writeEngineError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, rec)
+}
+
+func (h *handler) unpauseAgent(w http.ResponseWriter, r *http.Request) {
+	if !emptyBody(w, r) {
+		return
+	}
+	rec, err := h.eng.UnpauseAgent(r.Context(), r.PathValue("project"), r.PathValue("agent"))
+	if err != nil {
+		writeEngineError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, rec)
 }
 
 func (h *handler) addProject(w http.ResponseWriter, r *http.Request) {
@@ -429,6 +516,12 @@ func (h *handler) stopAgent(w http.ResponseWriter, r *http.Request) {
 	if in.GraceSec != nil {
 		if *in.GraceSec < 0 {
 			writeError(w, http.StatusBadRequest, "ValidationError", "graceSec must not be negative")
+			return
+		}
+		// More would wrap around to a negative duration: an immediate SIGKILL.
+		if int64(*in.GraceSec) > maxGraceSec {
+			writeError(w, http.StatusBadRequest, "ValidationError",
+				fmt.Sprintf("graceSec %d is too large (at most %d)", *in.GraceSec, maxGraceSec))
 			return
 		}
 		d := time.Duration(*in.GraceSec) * time.Second

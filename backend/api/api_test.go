@@ -125,6 +125,7 @@ func TestErrorKinds(t *testing.T) {
 		supervisor.ErrIsRunning:        409,
 		supervisor.ErrTransition:       409,
 		supervisor.ErrNotResumable:     409,
+		supervisor.ErrNotPaused:        409,
 		supervisor.ErrProjectHasAgents: 409,
 		supervisor.ErrStartFailed:      422,
 		supervisor.ErrStopFailed:       500,

@@ -31,6 +31,7 @@ func StatusFor(err error) int {
 		errors.Is(err, supervisor.ErrIsRunning),
 		errors.Is(err, supervisor.ErrTransition),
 		errors.Is(err, supervisor.ErrNotResumable),
+		errors.Is(err, supervisor.ErrNotPaused),
 		errors.Is(err, supervisor.ErrProjectHasAgents):
 		return http.StatusConflict
 	case errors.Is(err, supervisor.ErrStartFailed):

@@ -179,6 +179,44 @@ func (f *fakeEngine) Events(projectID, agentID string, limit int) ([]store.Event
 	return out, nil
 }
 
+func (f *fakeEngine) ProjectViews() []supervisor.ProjectView {
+	f.call("ProjectViews")
+	var out []supervisor.ProjectView
+	for _, p := range f.projects {
+		out = append(out, supervisor.ProjectView{Project: p})
+	}
+	return out
+}
+
+func (f *fakeEngine) ProjectState(projectID string) (supervisor.ProjectView, error) {
+	if err := f.call("ProjectState"); err != nil {
+		return supervisor.ProjectView{}, err
+	}
+	return supervisor.ProjectView{Project: f.projects[0]}, nil
+}
+
+func (f *fakeEngine) PauseProject(ctx context.Context, projectID, note string, now bool) ([]supervisor.StopResult, error) {
+	return nil, f.call("PauseProject")
+}
+
+func (f *fakeEngine) UnpauseProject(ctx context.Context, projectID string) error {
+	return f.call("UnpauseProject")
+}
+
+func (f *fakeEngine) PauseAgent(ctx context.Context, projectID, agentID string, now bool, note string) (*store.Record, error) {
+	if err := f.call("PauseAgent"); err != nil {
+		return nil, err
+	}
+	return f.agents[0], nil
+}
+
+func (f *fakeEngine) UnpauseAgent(ctx context.Context, projectID, agentID string) (*store.Record, error) {
+	if err := f.call("UnpauseAgent"); err != nil {
+		return nil, err
+	}
+	return f.agents[0], nil
+}
+
 func (f *fakeEngine) AllAgents() []*store.Record { f.call("AllAgents"); return f.agents }
 
 func (f *fakeEngine) ResumeAgent(ctx context.Context, projectID, agentID string) (*store.Record, error) {

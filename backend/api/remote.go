@@ -201,6 +201,34 @@ func (r *Remote) RemoveProject(ctx context.Context, projectID string, force bool
 	return r.call(ctx, http.MethodDelete, projectPath(projectID)+"?force="+strconv.FormatBool(force), nil, nil)
 }
 
+func (r *Remote) ProjectViews() []supervisor.ProjectView {
+	var vs []supervisor.ProjectView
+	_ = r.call(bg, http.MethodGet, "/v1/projects", nil, &vs)
+	return vs
+}
+
+func (r *Remote) ProjectState(projectID string) (supervisor.ProjectView, error) {
+	var v supervisor.ProjectView
+	return v, r.call(bg, http.MethodGet, projectPath(projectID), nil, &v)
+}
+
+func (r *Remote) PauseProject(ctx context.Context, projectID, note string, now bool) ([]supervisor.StopResult, error) {
+	var res []supervisor.StopResult
+	return res, r.call(ctx, http.MethodPost, projectPath(projectID, "pause"), PauseInput{Note: note, Now: now}, &res)
+}
+
+func (r *Remote) UnpauseProject(ctx context.Context, projectID string) error {
+	return r.call(ctx, http.MethodPost, projectPath(projectID, "unpause"), nil, nil)
+}
+
+func (r *Remote) PauseAgent(ctx context.Context, projectID, agentID string, now bool, note string) (*store.Record, error) {
+	return r.recordCall(ctx, http.MethodPost, agentPath(projectID, agentID, "pause"), PauseInput{Note: note, Now: now})
+}
+
+func (r *Remote) UnpauseAgent(ctx context.Context, projectID, agentID string) (*store.Record, error) {
+	return r.recordCall(ctx, http.MethodPost, agentPath(projectID, agentID, "unpause"), nil)
+}
+
 // Status asks the engine who it is (a cheap liveness check).
 func (r *Remote) Status(ctx context.Context) (EngineStatus, error) {
 	var st EngineStatus

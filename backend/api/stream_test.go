@@ -36,11 +36,15 @@ func TestStalledStreamClientIsDropped(t *testing.T) {
 	defer cancel()
 	got := make(chan int, 1)
 	hello := make(chan struct{})
+	read := make(chan struct{}, 1000) // one per event the reading client got
 	const n = 300
 	go c.Stream(ctx, "", 0, func(ev api.StreamEvent) error {
 		if ev.Name == "hello" {
 			close(hello)
 			return nil
+		}
+		if ev.Name == "agent:state" {
+			read <- struct{}{}
 		}
 		if ev.Name == "agent:state" && strings.Contains(string(ev.Data), fmt.Sprintf(`"n":%d,`, n-1)) {
 			got <- n
@@ -57,7 +61,14 @@ func TestStalledStreamClientIsDropped(t *testing.T) {
 		start := time.Now()
 		for i := 0; i < n; i++ {
 			bus.Emit("agent:state", map[string]any{"n": i, "pad": pad})
-			time.Sleep(time.Millisecond) // the reading client keeps up
+			// Keep pace with the reading client (never more than one event
+			// ahead of it), whatever the machine's speed: only the stalled
+			// one falls behind.
+			select {
+			case <-read:
+			case <-time.After(10 * time.Second):
+				return
+			}
 		}
 		emitted <- time.Since(start)
 	}()

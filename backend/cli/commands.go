@@ -45,6 +45,10 @@ func init() {
 			minPos: 2, maxPos: 2, setup: setupLogs},
 		{name: "events", args: "[P] [-f]", summary: "print a project's event history (-f: the live events of the engine, or of P, until Ctrl-C)",
 			maxPos: 1, setup: setupEvents},
+		{name: "pause", args: "P [A] [--now] [--note TEXT]", summary: "pause a project (nothing of it starts; its agents are paused) or one agent, letting a tool call in flight finish unless --now",
+			minPos: 1, maxPos: 2, setup: setupPause},
+		{name: "unpause", args: "P [A]", summary: "resume a paused project (its paused agents go through the queue) or one paused agent",
+			minPos: 1, maxPos: 2, run: cmdUnpause},
 		{name: "quit", summary: "ask the running engine (window or serve) to quit; agents keep running unless the stop-on-quit preference is on",
 			maxPos: 0, run: cmdQuit},
 		{name: "ps", args: "[P A]", summary: "the dashboard: every agent of every loaded project, with its log file (or one agent)",
@@ -136,7 +140,7 @@ func canonical(p string) string {
 // --- projects
 
 func cmdProjects(e *env, _, _ []string) error {
-	var ps []store.Project
+	var ps []supervisor.ProjectView
 	if human, err := e.fetch(http.MethodGet, "/v1/projects", nil, &ps); !human {
 		return err
 	}
@@ -145,9 +149,9 @@ func cmdProjects(e *env, _, _ []string) error {
 		return nil
 	}
 	tw := e.table()
-	fmt.Fprintln(tw, "ID\tNAME\tPATH")
+	fmt.Fprintln(tw, "NAME\tRUNNING\tQUEUED\tSTATE\tPATH\tID")
 	for _, p := range ps {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", p.ID, p.Name, p.Path)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", p.Name, liveText(p), p.Queued, pauseText(p), p.Path, p.ID)
 	}
 	return tw.Flush()
 }
@@ -240,7 +244,7 @@ func cmdList(e *env, pos, _ []string) error {
 	tw := e.table()
 	fmt.Fprintln(tw, "ID\tSTATUS\tACTIVITY\tPID\tEXIT\tREASON\tSTARTED\tCOMMAND")
 	for _, r := range recs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Status, dash(activityText(r.Activity, time.Now())), pidText(r.PID),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, statusText(r), dash(activityText(r.Activity, time.Now())), pidText(r.PID),
 			exitText(r.ExitCode, r.Signal), dash(string(r.ExitReason)), timeText(r.StartedAt), commandText(r.Command, r.Args))
 	}
 	return tw.Flush()
@@ -268,7 +272,10 @@ func (e *env) printRecord(r *store.Record) error {
 	row("ID", r.ID)
 	row("Project", r.ProjectID)
 	row("Name", r.Name)
-	row("Status", string(r.Status))
+	row("Status", statusText(r))
+	if r.Status == "paused" && r.PausedAt != nil {
+		row("Paused", r.PausedAt.Local().Format("2006-01-02 15:04:05")+" "+r.PauseNote)
+	}
 	row("Desired", string(r.Desired))
 	row("Exit reason", string(r.ExitReason))
 	if r.ExitCode != nil || r.Signal != "" {
@@ -420,11 +427,70 @@ var (
 	})
 )
 
+func setupPause(fs *flag.FlagSet) runFunc {
+	now := fs.Bool("now", false, "do not wait for a tool call in flight to finish")
+	note := fs.String("note", "", "why (shown with the pause)")
+	return func(e *env, pos, _ []string) error {
+		id, err := e.resolveProject(pos[0])
+		if err != nil {
+			return err
+		}
+		in := api.PauseInput{Note: *note, Now: *now}
+		if len(pos) == 2 {
+			var r store.Record
+			if human, err := e.fetch(http.MethodPost, agentURL(id, pos[1], "pause"), in, &r); !human {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "Paused %s (session %s kept).\n", r.ID, dash(r.SessionID))
+			return nil
+		}
+		var res []supervisor.StopResult
+		if human, err := e.fetch(http.MethodPost, projectURL(id, "pause"), in, &res); !human {
+			return err
+		}
+		failed := 0
+		for _, r := range res {
+			if r.Error != "" {
+				failed++
+				fmt.Fprintf(e.stderr, "%s: %s\n", r.AgentID, r.Error)
+			}
+		}
+		fmt.Fprintf(e.stdout, "Project paused; %d agent(s) paused. Nothing of it starts until: shepherd unpause %s\n", len(res)-failed, pos[0])
+		if failed > 0 {
+			return fmt.Errorf("%d agent(s) could not be paused", failed)
+		}
+		return nil
+	}
+}
+
+func cmdUnpause(e *env, pos, _ []string) error {
+	id, err := e.resolveProject(pos[0])
+	if err != nil {
+		return err
+	}
+	if len(pos) == 2 {
+		var r store.Record
+		if human, err := e.fetch(http.MethodPost, agentURL(id, pos[1], "unpause"), nil, &r); !human {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "Resumed %s (%s).\n", r.ID, statusText(&r))
+		return nil
+	}
+	var v supervisor.ProjectView
+	if human, err := e.fetch(http.MethodPost, projectURL(id, "unpause"), nil, &v); !human {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "Project resumed: %s running, %d queued.\n", liveText(v), v.Queued)
+	return nil
+}
+
 // settingKeys are the settings the CLI can change, by their API names.
 var settingKeys = []struct{ name, doc string }{
 	{"watchdogIntervalSec", "seconds between watchdog checks"},
 	{"staleCheckIntervalSec", "seconds between stale checks"},
 	{"staleThresholdSec", "seconds of log silence after which a running agent is stale"},
+	{"busyThresholdSec", "seconds a silent agent may stay busy (a tool in flight, CPU) before it is stale (0: never)"},
+	{"safePointWaitSec", "seconds a pause waits for a tool call in flight to finish"},
 	{"resultGraceSec", "seconds a Claude agent may live on after its result line"},
 	{"autoResumeLimit", "auto-resumes allowed before giving up"},
 	{"pausedExpiryDays", "days after which a paused agent expires"},
@@ -852,6 +918,51 @@ func setupServe(fs *flag.FlagSet) runFunc {
 }
 
 // --- formatting
+
+// liveText is a project's live agents and its cap: "3", "2/2".
+func liveText(p supervisor.ProjectView) string {
+	if p.MaxRunning > 0 {
+		return fmt.Sprintf("%d/%d", p.Live, p.MaxRunning)
+	}
+	return strconv.Itoa(p.Live)
+}
+
+// pauseText says whether a project is paused, since when and why.
+func pauseText(p supervisor.ProjectView) string {
+	if !p.Paused {
+		return "active"
+	}
+	s := "paused"
+	if p.PausedAt != nil {
+		s += " since " + p.PausedAt.Local().Format("Jan 2 15:04")
+	}
+	if p.PauseNote != "" {
+		s += ": " + p.PauseNote
+	}
+	return s
+}
+
+// statusText is a status as people read it: "queued · 2nd".
+func statusText(r *store.Record) string {
+	if r.Status == "queued" && r.QueuePosition > 0 {
+		return "queued · " + ordinal(r.QueuePosition)
+	}
+	return string(r.Status)
+}
+
+func ordinal(n int) string {
+	suffix := "th"
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+	case n%10 == 1:
+		suffix = "st"
+	case n%10 == 2:
+		suffix = "nd"
+	case n%10 == 3:
+		suffix = "rd"
+	}
+	return strconv.Itoa(n) + suffix
+}
 
 // activityText says what a running agent is doing, as the window does:
 // "working", "busy · Bash 6 min", "silent 3 min", "stale 12 min".

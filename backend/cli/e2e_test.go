@@ -72,7 +72,7 @@ func TestEndToEnd(t *testing.T) {
 		t.Fatalf("projects --json = %+v", projects)
 	}
 	pid := projects[0].ID
-	if out := ok(t, "projects"); !regexp.MustCompile(`(?m)^ID\s+NAME\s+PATH\n` + regexp.QuoteMeta(pid) + `\s+demo\s+` + regexp.QuoteMeta(dir) + `$`).MatchString(out) {
+	if out := ok(t, "projects"); !regexp.MustCompile(`(?m)^NAME\s+RUNNING\s+QUEUED\s+STATE\s+PATH\s+ID\ndemo\s+0\s+0\s+active\s+` + regexp.QuoteMeta(dir) + `\s+` + regexp.QuoteMeta(pid) + `$`).MatchString(out) {
 		t.Errorf("projects table:\n%s", out)
 	}
 	// Relative paths are made absolute by the CLI (the engine has another cwd).
@@ -184,10 +184,10 @@ func TestEndToEnd(t *testing.T) {
 
 	// GET …/agents: the table and the JSON.
 	out = ok(t, "ls", "demo")
-	if !regexp.MustCompile(`(?m)^ID\s+STATUS\s+PID\s+EXIT\s+REASON\s+STARTED\s+COMMAND$`).MatchString(out) ||
-		!regexp.MustCompile(`(?m)^bad\s+failed\s+\d+\s+3\s+failed\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s+sh -c 'echo oops >&2; exit 3'$`).MatchString(out) ||
-		!regexp.MustCompile(`(?m)^sleeper\s+running\s+\d+\s+-\s+-\s+`).MatchString(out) ||
-		!regexp.MustCompile(`(?m)^claude\s+not_started\s+-\s+-\s+-\s+-\s+true$`).MatchString(out) {
+	if !regexp.MustCompile(`(?m)^ID\s+STATUS\s+ACTIVITY\s+PID\s+EXIT\s+REASON\s+STARTED\s+COMMAND$`).MatchString(out) ||
+		!regexp.MustCompile(`(?m)^bad\s+failed\s+-\s+\d+\s+3\s+failed\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s+sh -c 'echo oops >&2; exit 3'$`).MatchString(out) ||
+		!regexp.MustCompile(`(?m)^sleeper\s+running\s+(working|silent \d+ s)\s+\d+\s+-\s+-\s+`).MatchString(out) ||
+		!regexp.MustCompile(`(?m)^claude\s+not_started\s+-\s+-\s+-\s+-\s+-\s+true$`).MatchString(out) {
 		t.Errorf("ls table:\n%s", out)
 	}
 	var list []store.Record

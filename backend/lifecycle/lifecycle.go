@@ -13,6 +13,7 @@ type Status string
 
 const (
 	NotStarted  Status = "not_started"
+	Queued      Status = "queued" // waits for a slot under maxRunning, or for its project's unpause
 	Spawning    Status = "spawning"
 	Running     Status = "running"
 	TimedOut    Status = "timed_out"
@@ -26,7 +27,7 @@ const (
 )
 
 // All lists every status, in the order of the lifecycle.
-var All = []Status{NotStarted, Spawning, Running, TimedOut, Stopping, Killing,
+var All = []Status{NotStarted, Queued, Spawning, Running, TimedOut, Stopping, Killing,
 	Completed, Failed, Stopped, Interrupted, Paused}
 
 // ExitReason says why an agent's run ended.
@@ -76,12 +77,15 @@ const (
 // refused; that refusal is also how two monitoring layers that notice the same
 // exit are kept from handling it twice.
 var transitions = map[Status][]Status{
-	NotStarted:  {Spawning},
-	Completed:   {Spawning},
-	Failed:      {Spawning},
-	Stopped:     {Spawning},
-	Interrupted: {Spawning, Completed, Failed},
-	Paused:      {Spawning, Failed},
+	NotStarted:  {Spawning, Queued},
+	Completed:   {Spawning, Queued},
+	Failed:      {Spawning, Queued},
+	Stopped:     {Spawning, Queued},
+	Interrupted: {Spawning, Queued, Completed, Failed},
+	Paused:      {Spawning, Queued, Failed},
+	// A queued start is cancelled back to the status it came from (see
+	// CheckRevert), or paused.
+	Queued: {Spawning, Paused},
 	// A failed spawn goes back to the status it came from: see CheckRevert.
 	Spawning: {Running},
 	Running:  {Completed, Failed, Stopping, TimedOut, Interrupted},
@@ -118,14 +122,15 @@ func Check(from, to Status) error {
 }
 
 // CheckRevert allows a move back from a passing status to the one the agent
-// had before it: a spawn that failed returns to the status it started from
-// (SPEC "spawning → previous status"), and to nothing else.
+// had before it: a spawn that failed, or a queued start the user cancelled,
+// returns to the status it started from (SPEC "spawning → previous status",
+// "queued → previous status"), and to nothing else.
 func CheckRevert(from, back Status) error {
 	if !Valid(back) {
 		return fmt.Errorf("%w: unknown status %q", ErrRefused, back)
 	}
-	if from != Spawning || !Allowed(back, from) {
-		return fmt.Errorf("%w: %s → %s is not a way back (only a failed spawn returns to the status it came from)", ErrRefused, from, back)
+	if from != Spawning && from != Queued || back == Queued || !Allowed(back, from) {
+		return fmt.Errorf("%w: %s → %s is not a way back (only a failed spawn or a cancelled queued start returns to the status it came from)", ErrRefused, from, back)
 	}
 	return nil
 }
@@ -160,4 +165,4 @@ func (s Status) Terminal() bool {
 }
 
 // Startable reports whether start/resume may move an agent out of s.
-func (s Status) Startable() bool { return Allowed(s, Spawning) }
+func (s Status) Startable() bool { return s != Queued && Allowed(s, Spawning) }

@@ -16,7 +16,8 @@ func TestEveryTransition(t *testing.T) {
 			}
 		}
 	}
-	add([]Status{NotStarted, Completed, Failed, Stopped, Interrupted, Paused}, Spawning)
+	add([]Status{NotStarted, Completed, Failed, Stopped, Interrupted, Paused}, Spawning, Queued)
+	add([]Status{Queued}, Spawning, Paused)
 	add([]Status{Spawning}, Running)
 	add([]Status{Running}, Completed, Failed, Stopping, TimedOut, Interrupted)
 	add([]Status{TimedOut}, Stopping)
@@ -55,7 +56,7 @@ func TestRevert(t *testing.T) {
 	for _, from := range All {
 		for _, to := range All {
 			err := CheckRevert(from, to)
-			if from == Spawning && back[to] {
+			if (from == Spawning || from == Queued) && back[to] {
 				if err != nil {
 					t.Errorf("revert %s → %s refused: %v", from, to, err)
 				}
@@ -87,7 +88,7 @@ func TestClasses(t *testing.T) {
 		if s.Live() && s.Terminal() {
 			t.Errorf("%s is both live and terminal", s)
 		}
-		if s.Startable() == s.Live() && s != NotStarted {
+		if s.Startable() == s.Live() && s != NotStarted && s != Queued {
 			// Every terminal status may be started; no live one may.
 			t.Errorf("%s: startable=%v live=%v", s, s.Startable(), s.Live())
 		}

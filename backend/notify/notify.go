@@ -21,6 +21,8 @@ const (
 	KindInterrupted = "interrupted"  // found dead, not resumable
 	KindResumed     = "resumed"      // auto-resumed
 	KindCompleted   = "completed"    // finished (opt-in)
+	KindPaused      = "paused"       // a project paused (its signal file could not be read)
+	KindRecovered   = "recovered"    // found dead or stale and dealt with (killed, marked)
 )
 
 // Notification is one message. Message is English; MessageJA is the text of

@@ -68,13 +68,27 @@ type Record struct {
 	AutoResumeCount     int        `json:"autoResumeCount"`
 	ResumeCount         int        `json:"resumeCount"`
 	PausedAt            *time.Time `json:"pausedAt,omitempty"`
-	StaleCheck          *bool      `json:"staleCheck,omitempty"`
-	Stale               bool       `json:"stale,omitempty"` // silent past the threshold and left running
-	LogPath             string     `json:"logPath"`
+	PauseNote           string     `json:"pauseNote,omitempty"`
+	// PausedWithProject: paused by its project's pause (the project's
+	// unpause resumes it), not on its own.
+	PausedWithProject bool `json:"pausedWithProject,omitempty"`
+	// The run queue (SPEC "Pause and resume"): a queued agent's place
+	// (QueueSeq, increasing per project), what runs when its turn comes
+	// (QueuedAction) and the status it came from (QueuedFrom), which a
+	// cancelled queued start returns to.
+	QueueSeq     int64            `json:"queueSeq,omitempty"`
+	QueuedAction string           `json:"queuedAction,omitempty"`
+	QueuedFrom   lifecycle.Status `json:"queuedFrom,omitempty"`
+	StaleCheck   *bool            `json:"staleCheck,omitempty"`
+	Stale        bool             `json:"stale,omitempty"` // silent past the threshold and left running
+	LogPath      string           `json:"logPath"`
 
 	// Activity is what a running agent is doing, as the engine sees it now.
 	// It is computed, never stored: a record on disk has none.
 	Activity *Activity `json:"activity,omitempty"`
+	// QueuePosition is a queued agent's place in its project's queue, from
+	// 1 (computed, never stored).
+	QueuePosition int `json:"queuePosition,omitempty"`
 }
 
 // Activity states (SPEC "Stale check").

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -168,9 +169,9 @@ func (s *Store) SaveProjects(ps []Project) error {
 // SaveRecord writes an agent's record.json atomically. What is only ever
 // computed (the activity) is not written.
 func (s *Store) SaveRecord(r *Record) error {
-	if r.Activity != nil {
+	if r.Activity != nil || r.QueuePosition != 0 {
 		c := *r
-		c.Activity = nil
+		c.Activity, c.QueuePosition = nil, 0
 		r = &c
 	}
 	return WriteJSON(filepath.Join(s.AgentDir(r.ProjectID, r.ID), recordFile), r)
@@ -235,7 +236,8 @@ func ParseRecord(b []byte) (*Record, error) {
 	if err := dec.Decode(&r); err != nil {
 		return nil, fmt.Errorf("not valid record JSON: %w", err)
 	}
-	if dec.More() {
+	// Not dec.More: it reports no more data before a stray '}' or ']'.
+	if _, err := dec.Token(); err != io.EOF {
 		return nil, errors.New("not valid record JSON: data after the record")
 	}
 	if err := ValidID(r.ID); err != nil {
@@ -255,6 +257,9 @@ func ParseRecord(b []byte) (*Record, error) {
 	}
 	if r.PreviousStatus != "" && !lifecycle.Valid(r.PreviousStatus) {
 		return nil, fmt.Errorf("record has an unknown previous status %q", r.PreviousStatus)
+	}
+	if r.QueuedFrom != "" && !lifecycle.Valid(r.QueuedFrom) {
+		return nil, fmt.Errorf("record has an unknown queued-from status %q", r.QueuedFrom)
 	}
 	if r.Desired != "" && r.Desired != lifecycle.DesiredRunning && r.Desired != lifecycle.DesiredStopped {
 		return nil, fmt.Errorf("record has an unknown desired state %q", r.Desired)

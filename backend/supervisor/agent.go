@@ -17,6 +17,14 @@ import (
 type project struct {
 	info store.Project
 
+	// The run queue (queue.go), under mu: live counts the agents whose
+	// status is live (apply keeps it), reserved the starts under way that
+	// are not live yet; queue holds the queued agents in order.
+	live, reserved int
+	queue          []*agent
+	nextSeq        int64
+	pause          pauseState // the project's pause (pause.go)
+
 	mu       sync.Mutex
 	loaded   bool
 	loading  chan struct{} // non-nil while the first load runs; closed at its end
@@ -53,6 +61,7 @@ func (p *project) list() []*agent {
 // the engine closes: every timer and task of the agent checks it, so that a
 // removed agent never writes a record or starts a process again.
 type agent struct {
+	p    *project
 	mu   sync.Mutex // held by every operation on this agent
 	rec  *store.Record
 	run  *run // the live run this engine watches, nil if none
@@ -64,8 +73,8 @@ type agent struct {
 	restartGen   int             // tells a cancelled restart's late callback from the current one
 }
 
-func (e *Engine) newAgent(rec *store.Record) *agent {
-	a := &agent{rec: rec}
+func (e *Engine) newAgent(p *project, rec *store.Record) *agent {
+	a := &agent{p: p, rec: rec}
 	a.life, a.end = context.WithCancel(e.ctx)
 	return a
 }
@@ -159,6 +168,9 @@ func (e *Engine) snapshot(a *agent) *store.Record {
 		if r.Status == lifecycle.Running {
 			r.Activity = e.activity(a, rn, e.settingsOf(r.ProjectID))
 		}
+	}
+	if r.Status == lifecycle.Queued {
+		r.QueuePosition = a.p.position(a)
 	}
 	return r
 }

@@ -58,6 +58,7 @@ func (e *Engine) applySteps(a *agent, steps ...step) error {
 		return fmt.Errorf("write record of '%s': %w", cur.ID, err)
 	}
 	from := a.rec.Status
+	e.countLive(a, from, cur.Status)
 	for i, next := range recs {
 		a.rec = next
 		to, reason := steps[i].to, steps[i].reason

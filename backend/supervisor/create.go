@@ -92,7 +92,7 @@ func (e *Engine) CreateAgent(projectID string, spec AgentSpec) (*store.Record, e
 	if err := e.st.SaveRecord(rec); err != nil {
 		return nil, fmt.Errorf("write record of '%s': %w", spec.ID, err)
 	}
-	p.agents[spec.ID] = e.newAgent(rec)
+	p.agents[spec.ID] = e.newAgent(p, rec)
 	e.appendEvent(projectID, store.Event{Time: now, Event: "created", AgentID: spec.ID, To: string(lifecycle.NotStarted)})
 	e.log.Info().Str("project", projectID).Str("agent", spec.ID).Str("command", spec.Command).Msg("agent created")
 	snap := rec.Clone()
@@ -150,6 +150,11 @@ func (e *Engine) RemoveAgent(ctx context.Context, projectID, agentID string, for
 		return newErr(ErrIsRunning, "Process is running. Stop it before removing.")
 	}
 	e.cancelRestart(a)
+	if a.rec.Status == lifecycle.Queued {
+		a.p.dequeue(a)
+		p := a.p
+		e.goTask(func() { e.emitQueue(p) })
+	}
 	a.end()
 	if err := e.st.RemoveAgent(projectID, agentID, !deleteLog); err != nil {
 		return fmt.Errorf("remove agent '%s': %w", agentID, err)

@@ -248,6 +248,7 @@ func New(cfg Config) (*Engine, error) {
 		e.projects[p.ID] = newProject(p)
 	}
 	e.startPoller()
+	e.startPauseWatcher()
 	return e, nil
 }
 

@@ -16,6 +16,7 @@ var (
 	ErrStopFailed       = errors.New("ProcessStopFailed")
 	ErrIsRunning        = errors.New("ProcessIsRunning")
 	ErrNotResumable     = errors.New("ProcessNotResumable")
+	ErrNotPaused        = errors.New("ProcessNotPaused")
 	ErrProjectNotFound  = errors.New("ProjectNotFound")
 	ErrValidation       = errors.New("ValidationError")
 	ErrTransition       = errors.New("TransitionRefused")
@@ -39,7 +40,7 @@ func newErr(kind error, format string, a ...any) error {
 
 // Kinds lists every error kind, for callers that map kinds to codes.
 var Kinds = []error{ErrNotFound, ErrAlreadyExists, ErrAlreadyRunning, ErrNotRunning,
-	ErrStartFailed, ErrStopFailed, ErrIsRunning, ErrNotResumable, ErrProjectNotFound,
+	ErrStartFailed, ErrStopFailed, ErrIsRunning, ErrNotResumable, ErrNotPaused, ErrProjectNotFound,
 	ErrValidation, ErrTransition, ErrEngineLocked, ErrProjectHasAgents}
 
 // KindName returns the name of err's kind ("ProcessNotFound", …), or

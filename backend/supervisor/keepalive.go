@@ -78,10 +78,7 @@ func (e *Engine) keepAliveRestart(a *agent, gen int) {
 	if !wantsRestart(a.rec) || a.gone() {
 		return
 	}
-	err := e.startLocked(a, a.rec.Args, "keep-alive restart", func(r *store.Record) {
-		r.RestartCount++
-		r.NextRestartAt = nil
-	})
+	err := e.launch(a, actKeepAlive)
 	if err != nil {
 		e.log.Warn().Err(err).Str("agent", a.rec.ID).Msg("keep-alive restart failed")
 		_ = e.update(a, func(r *store.Record) { r.NextRestartAt = nil })

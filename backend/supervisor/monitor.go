@@ -130,8 +130,10 @@ func (e *Engine) recover(a *agent, f func()) {
 // alive for an agent whose status is terminal is killed. Only anomalies are
 // logged.
 func (e *Engine) watchdog(p *project) {
+	s := e.settingsOf(p.info.ID)
 	for _, a := range p.list() {
 		a.mu.Lock()
+		e.expirePaused(a, s)
 		r, rn := a.rec, a.run
 		switch {
 		case a.gone() || a.recovering:

@@ -77,7 +77,7 @@ func (e *Engine) recoverDead(a *agent, st *shim.ExitStatus) recovery.Action {
 			e.notifyFailed(a, s)
 		}
 	case recovery.Resume:
-		e.autoResume(a, s)
+		e.autoResume(a, s, false)
 	case recovery.ResumeLimit:
 		e.resumeLimit(a, s)
 	case recovery.StayInterrupted:
@@ -95,9 +95,17 @@ func (e *Engine) notifyFailed(a *agent, s Settings) {
 		MessageJA: "Agent終了処理でエラーが発生しました: " + a.rec.ID})
 }
 
-// autoResume resumes a dead agent (autoResumeCount+1). a.mu is held.
-func (e *Engine) autoResume(a *agent, s Settings) {
-	if err := e.resumeLocked(a, true, "auto-resume"); err != nil {
+// autoResume resumes a dead agent (autoResumeCount+1), in a slot the
+// caller holds (held) or through the queue. a.mu is held.
+func (e *Engine) autoResume(a *agent, s Settings, held bool) {
+	var err error
+	if held {
+		args, mut := actionArgs(a.rec, actAutoResume)
+		err = e.startLocked(a, args, actAutoResume, mut)
+	} else {
+		err = e.launch(a, actAutoResume)
+	}
+	if err != nil {
 		e.log.Warn().Err(err).Str("agent", a.rec.ID).Msg("auto-resume failed")
 		e.notify(notify.Notification{Level: notify.Error, Kind: notify.KindFailed, Title: "Auto-resume failed",
 			ProjectID: a.rec.ProjectID, AgentID: a.rec.ID, Native: s.NotifyNative, Message: err.Error()})
@@ -180,6 +188,18 @@ func (e *Engine) recoverStale(a *agent, rn *run, silent time.Duration, sampleCPU
 		// (interrupted/stale), then resume or give up.
 		rn.forced = &outcome{lifecycle.Interrupted, lifecycle.ReasonStale,
 			fmt.Sprintf("Silent for %s; killed", silent.Round(time.Second))}
+		// The resumed run takes the slot of the one it replaces: hold it, so
+		// the queue does not get it in between.
+		p := a.p
+		p.mu.Lock()
+		p.reserved++
+		p.mu.Unlock()
+		defer func() {
+			p.mu.Lock()
+			p.reserved--
+			p.mu.Unlock()
+			e.kickQueue(p)
+		}()
 		a.mu.Unlock()
 		if !rn.p.Kill(e.ctx, nil) || !e.waitHandled(rn) {
 			if e.ctx.Err() == nil {
@@ -195,7 +215,7 @@ func (e *Engine) recoverStale(a *agent, rn *run, silent time.Duration, sampleCPU
 		// the agent is still there (a remove ends its lifetime).
 		if a.rec.Status == lifecycle.Interrupted && a.rec.ExitReason == lifecycle.ReasonStale && !a.gone() {
 			if act == recovery.Resume {
-				e.autoResume(a, s)
+				e.autoResume(a, s, true)
 			} else {
 				e.resumeLimit(a, s)
 			}

@@ -49,7 +49,7 @@ func (e *Engine) ResumeAgent(ctx context.Context, projectID, agentID string) (*s
 	if err := notResumable(a.rec); err != nil {
 		return nil, err
 	}
-	if err := e.resumeLocked(a, false, "resume"); err != nil {
+	if err := e.launch(a, actResume); err != nil {
 		return nil, err
 	}
 	return e.snapshot(a), nil
@@ -63,17 +63,4 @@ func notResumable(r *store.Record) error {
 		return newErr(ErrNotResumable, "Process '%s' cannot be resumed: no session id is known yet", r.ID)
 	}
 	return nil
-}
-
-// resumeLocked starts a resumed run. a.mu is held.
-func (e *Engine) resumeLocked(a *agent, auto bool, reason string) error {
-	e.cancelRestart(a)
-	return e.startLocked(a, resumeArgs(a.rec), reason, func(r *store.Record) {
-		r.ResumeCount++
-		if auto {
-			r.AutoResumeCount++
-		} else {
-			r.AutoResumeCount = 0
-		}
-	})
 }

@@ -19,6 +19,7 @@ type Settings struct {
 	ResultGraceSec        int  `json:"resultGraceSec"`
 	AutoResumeLimit       int  `json:"autoResumeLimit"`
 	PausedExpiryDays      int  `json:"pausedExpiryDays"`
+	SafePointWaitSec      int  `json:"safePointWaitSec"` // a pause lets a tool call in flight finish, this long at most
 	MaxRunning            int  `json:"maxRunning"`
 	NotifyNative          bool `json:"notifyNative"`
 	NotifyCompletion      bool `json:"notifyCompletion"`
@@ -27,7 +28,7 @@ type Settings struct {
 // DefaultSettings are SPEC's defaults.
 func DefaultSettings() Settings {
 	return Settings{WatchdogIntervalSec: 30, StaleCheckIntervalSec: 60, StaleThresholdSec: 300, BusyThresholdSec: 1800,
-		ResultGraceSec: 5, AutoResumeLimit: 3, PausedExpiryDays: 30, MaxRunning: 0, NotifyNative: true}
+		ResultGraceSec: 5, AutoResumeLimit: 3, PausedExpiryDays: 30, SafePointWaitSec: 120, MaxRunning: 0, NotifyNative: true}
 }
 
 // Validate names the first absurd value.
@@ -46,6 +47,7 @@ func (s Settings) Validate() error {
 		check("resultGraceSec", s.ResultGraceSec, 1, 3600),
 		check("autoResumeLimit", s.AutoResumeLimit, 0, 100),
 		check("pausedExpiryDays", s.PausedExpiryDays, 1, 3650),
+		check("safePointWaitSec", s.SafePointWaitSec, 0, 86400),
 		check("maxRunning", s.MaxRunning, 0, 10000),
 	)
 }

@@ -24,7 +24,7 @@ func (e *Engine) StartAgent(ctx context.Context, projectID, agentID string) (*st
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if err := e.startLocked(a, a.rec.Args, "start", func(r *store.Record) { r.AutoResumeCount = 0 }); err != nil {
+	if err := e.launch(a, actStart); err != nil {
 		return nil, err
 	}
 	return e.snapshot(a), nil
@@ -59,12 +59,21 @@ func (e *Engine) startLocked(a *agent, args []string, reason string, mut func(r 
 	if err != nil {
 		return e.startFailed(a, err)
 	}
+	// A failed spawn goes back to where the agent was before; a queued
+	// start, to where it was before it was queued.
 	prev := a.rec.Status
+	if prev == lifecycle.Queued {
+		prev = a.rec.QueuedFrom
+		if prev == "" {
+			prev = lifecycle.NotStarted
+		}
+	}
 	err = e.apply(a, lifecycle.Spawning, reason, func(r *store.Record) {
 		r.Desired = lifecycle.DesiredRunning
 		r.PreviousStatus = prev
 		r.ShimPID, r.ShimStartTime, r.BootID = pend.ShimPID, pend.ShimStartTime, e.bootID
 		r.PID, r.ProcessStartTime = 0, 0
+		r.QueueSeq, r.QueuedAction, r.QueuedFrom = 0, "", ""
 	})
 	if err != nil {
 		pend.Abort()
@@ -85,6 +94,7 @@ func (e *Engine) startLocked(a *agent, args []string, reason string, mut func(r 
 	err = e.applySteps(a, step{to: lifecycle.Running, reason: reason, data: map[string]any{"logOffset": logStart, "pid": p.PID}, mut: func(r *store.Record) {
 		r.PID, r.ProcessStartTime = p.PID, p.StartTime
 		r.PreviousStatus = ""
+		r.QueueSeq, r.QueuedAction, r.QueuedFrom = 0, "", ""
 		r.Attached = true
 		r.StartedAt, r.StoppedAt, r.LastActivityAt = &now, nil, &now
 		r.ExitCode, r.Signal, r.ExitReason, r.Error, r.Stale = nil, "", "", "", false

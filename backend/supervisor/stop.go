@@ -53,6 +53,14 @@ func (e *Engine) StopAgent(ctx context.Context, projectID, agentID string, grace
 // not the grace plus the time to record every one of them.
 func (e *Engine) stop(ctx context.Context, a *agent, grace *time.Duration, asked time.Time) (*store.Record, error) {
 	a.mu.Lock()
+	if a.rec.Status == lifecycle.Queued {
+		// A queued start: cancelled, back to the status it came from.
+		defer a.mu.Unlock()
+		if err := e.cancelQueued(a, "stop: queued start cancelled"); err != nil {
+			return nil, err
+		}
+		return e.snapshot(a), nil
+	}
 	if !a.rec.Status.Live() && a.restartTimer != nil {
 		// Not running but about to be restarted by keep-alive: the stop
 		// cancels that.
@@ -112,20 +120,42 @@ func (e *Engine) beginStop(a *agent, rn *run, reason string) (chan struct{}, err
 }
 
 // finishStop signals the group and waits: TERM, until graceEnd (engine
-// clock), KILL, then confirms the whole group is gone and records the final
-// status. It runs without a.mu and closes done at the end. If the engine
-// closes meanwhile, the stop is left for the next engine (the record says
-// stopping).
+// clock), KILL, then confirms the whole group is gone and records the run
+// as stopped. It runs without a.mu and closes done at the end.
 func (e *Engine) finishStop(a *agent, rn *run, done chan struct{}, graceEnd time.Time, reason lifecycle.ExitReason) {
-	defer close(done)
-	killed, gone := rn.p.Terminate(e.ctx, []proc.Step{{Signal: syscall.SIGTERM, Wait: graceEnd.Sub(e.clock.Now())}},
-		func() {
-			a.mu.Lock()
-			if a.run == rn && a.rec.Status == lifecycle.Stopping {
-				_ = e.apply(a, lifecycle.Killing, "grace elapsed", nil)
+	e.finishPlan(a, rn, done, stopPlan{
+		steps: []proc.Step{{Signal: syscall.SIGTERM, Wait: graceEnd.Sub(e.clock.Now())}},
+		to:    lifecycle.Stopped, reason: reason,
+		mut: func(r *store.Record) {
+			if reason != lifecycle.ReasonTimedOut {
+				r.Error = ""
 			}
-			a.mu.Unlock()
-		})
+		}})
+}
+
+// stopPlan is how a stop ends a run: the signals and waits before SIGKILL,
+// and the status (stopped, paused) it records once the group is gone.
+type stopPlan struct {
+	steps  []proc.Step
+	to     lifecycle.Status
+	reason lifecycle.ExitReason
+	mut    func(r *store.Record)
+}
+
+// finishPlan carries out a stop plan on a run marked as being stopped
+// (beginStop): its signals, SIGKILL after the last wait, the confirmation
+// that the whole group is gone, and the final status. It runs without a.mu
+// and closes done at the end. If the engine closes meanwhile, the stop is
+// left for the next engine (the record says stopping).
+func (e *Engine) finishPlan(a *agent, rn *run, done chan struct{}, plan stopPlan) {
+	defer close(done)
+	killed, gone := rn.p.Terminate(e.ctx, plan.steps, func() {
+		a.mu.Lock()
+		if a.run == rn && a.rec.Status == lifecycle.Stopping {
+			_ = e.apply(a, lifecycle.Killing, "grace elapsed", nil)
+		}
+		a.mu.Unlock()
+	})
 	if e.ctx.Err() != nil {
 		return
 	}
@@ -142,15 +172,15 @@ func (e *Engine) finishStop(a *agent, rn *run, done chan struct{}, graceEnd time
 	now := e.clock.Now().UTC()
 	var steps []step
 	if killed && a.rec.Status == lifecycle.Stopping {
-		// Killing and stopped happened together: one write.
+		// Killing and the end happened together: one write.
 		steps = append(steps, step{to: lifecycle.Killing, reason: "grace elapsed"})
 	}
-	steps = append(steps, step{to: lifecycle.Stopped, reason: string(reason), mut: func(r *store.Record) {
-		r.ExitReason = reason
+	steps = append(steps, step{to: plan.to, reason: string(plan.reason), mut: func(r *store.Record) {
+		r.ExitReason = plan.reason
 		setExit(r, rn.p.Exit(), now)
 		r.LastActivityAt = rn.activityAt()
-		if reason != lifecycle.ReasonTimedOut {
-			r.Error = ""
+		if plan.mut != nil {
+			plan.mut(r)
 		}
 	}})
 	if err := e.applySteps(a, steps...); err != nil {
@@ -164,7 +194,7 @@ func (e *Engine) finishStop(a *agent, rn *run, done chan struct{}, graceEnd time
 }
 
 // StopAll stops every agent of a project that is live or would run again on
-// its own (a pending keep-alive restart).
+// its own (a pending keep-alive restart, a queued start).
 func (e *Engine) StopAll(ctx context.Context, projectID string) ([]StopResult, error) {
 	p, err := e.project(projectID)
 	if err != nil {
@@ -173,7 +203,7 @@ func (e *Engine) StopAll(ctx context.Context, projectID string) ([]StopResult, e
 	var todo []*agent
 	for _, a := range p.list() {
 		a.mu.Lock()
-		if a.rec.Status.Live() || a.restartTimer != nil {
+		if a.rec.Status.Live() || a.restartTimer != nil || a.rec.Status == lifecycle.Queued {
 			todo = append(todo, a)
 		}
 		a.mu.Unlock()

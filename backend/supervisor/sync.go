@@ -3,6 +3,7 @@ package supervisor
 import (
 	"context"
 	"fmt"
+	"sort"
 	"sync"
 
 	"shepherd/backend/lifecycle"
@@ -80,6 +81,7 @@ func (e *Engine) ensureLoaded(p *project) (*SyncSummary, error) {
 	close(ch)
 	if err == nil {
 		e.startMonitor(p)
+		e.kickQueue(p)
 	}
 	return sum, err
 }
@@ -94,9 +96,26 @@ func (e *Engine) load(p *project) (*SyncSummary, error) {
 		return nil, err
 	}
 	settings := e.loadSettings(p.info.ID)
+	sig, note, problem := readPauseSignal(e.pauseSignalPath(p.info.ID))
 	p.mu.Lock()
+	var queued []*agent
 	for _, r := range recs {
-		p.agents[r.ID] = e.newAgent(r)
+		a := e.newAgent(p, r)
+		p.agents[r.ID] = a
+		if r.Status.Live() {
+			p.live++
+		}
+		if r.Status == lifecycle.Queued {
+			queued = append(queued, a)
+			p.nextSeq = max(p.nextSeq, r.QueueSeq)
+		}
+	}
+	sort.Slice(queued, func(i, j int) bool { return queued[i].rec.QueueSeq < queued[j].rec.QueueSeq })
+	p.queue = queued
+	if sig.exists {
+		p.pause = pauseState{paused: true, at: sig.mod.UTC(), note: note, problem: problem, seen: sig}
+	} else {
+		p.pause.seen = sig
 	}
 	p.settings = settings
 	for _, c := range bad {
@@ -110,6 +129,13 @@ func (e *Engine) load(p *project) (*SyncSummary, error) {
 	p.mu.Unlock()
 
 	sum := e.check(p, false)
+	p.mu.Lock()
+	paused := p.pause.paused
+	p.mu.Unlock()
+	if paused {
+		// Paused while the engine was away: what still runs is paused now.
+		e.goTask(func() { e.pauseRunning(e.ctx, p, false) })
+	}
 	for _, a := range p.list() {
 		if out, ok := e.autoStart(a); ok {
 			sum.Agents = append(sum.Agents, out)
@@ -189,8 +215,10 @@ func (e *Engine) check(p *project, report bool) *SyncSummary {
 		sum.Agents = append(sum.Agents, out)
 		sum.Counts[out.Outcome]++
 	}
+	s := e.settingsOf(p.info.ID)
 	for _, a := range agents {
 		a.mu.Lock()
+		e.expirePaused(a, s)
 		// A report counts every restart pending, also those an earlier load
 		// scheduled.
 		if e.scheduleRestart(a) || report && a.restartTimer != nil {
@@ -392,7 +420,7 @@ func (e *Engine) autoStart(a *agent) (AgentOutcome, bool) {
 		return AgentOutcome{}, false
 	}
 	out := AgentOutcome{AgentID: a.rec.ID, Outcome: OutcomeAutoStarted}
-	if err := e.startLocked(a, a.rec.Args, "auto start on restore", nil); err != nil {
+	if err := e.launch(a, actAutoStart); err != nil {
 		out.Detail = err.Error()
 	}
 	out.Status = string(a.rec.Status)

@@ -16,6 +16,7 @@ const (
 	EventProjectSynced = "project:synced" // data: *SyncSummary
 	EventAgentRemoved  = "agent:removed"  // data: AgentRef
 	EventNotify        = "notify"         // data: notify.Notification
+	EventProjectState  = "project:state"  // data: ProjectView, when a project is paused or resumed
 )
 
 // AgentRef names one agent.

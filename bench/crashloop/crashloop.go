@@ -6,16 +6,20 @@
 // round. After every round it checks, against /proc and the records:
 //
 //   - no corrupt record;
+//
 //   - no lost agent (one whose create was acknowledged and whose remove was
 //     not asked is still listed) and none back from an acknowledged remove;
+//
 //   - no duplicate: no agent with two live process groups, no live agent
 //     process that no record knows;
+//
 //   - every status true: a live status ⇔ a live process group, with the
 //     recorded pid and start time;
+//
 //   - every exit that happened while the engine was down is known, with the
 //     agent's real exit code or signal.
 //
-//	go run ./bench/crashloop [-rounds 200] [-seed N] [-workers 3]
+//     go run ./bench/crashloop [-rounds 200] [-seed N] [-workers 3]
 //
 // The same code runs as a short test (crashloop_test.go) in CI.
 package main
@@ -116,21 +120,21 @@ type Config struct {
 type Totals struct {
 	Rounds, Ops, Kills, ExitsWhileDown int
 
-	Corrupt, Lost, Resurrected, Duplicates, Untracked, WrongStatus, UnknownExits, WrongCodes int
-	Problems                                                                                []string
+	Corrupt, Lost, Resurrected, Duplicates, Untracked, WrongStatus, UnknownExits, WrongCodes, OverCap int
+	Problems                                                                                          []string
 }
 
 // Clean reports whether no invariant was broken.
 func (t Totals) Clean() bool {
-	return t.Corrupt+t.Lost+t.Resurrected+t.Duplicates+t.Untracked+t.WrongStatus+t.UnknownExits+t.WrongCodes == 0
+	return t.Corrupt+t.Lost+t.Resurrected+t.Duplicates+t.Untracked+t.WrongStatus+t.UnknownExits+t.WrongCodes+t.OverCap == 0
 }
 
 func (t Totals) String() string {
 	s := fmt.Sprintf("rounds %d, engine kills %d, API calls %d, exits while the engine was down %d (all with their real code: %v)\n"+
 		"corrupt records %d, lost agents %d, back after remove %d, duplicate processes %d, untracked processes %d, "+
-		"statuses untrue against /proc %d, exits with unknown status %d, wrong exit codes %d",
+		"statuses untrue against /proc %d, exits with unknown status %d, wrong exit codes %d, rounds over the cap of %d live %d",
 		t.Rounds, t.Kills, t.Ops, t.ExitsWhileDown, t.UnknownExits+t.WrongCodes == 0,
-		t.Corrupt, t.Lost, t.Resurrected, t.Duplicates, t.Untracked, t.WrongStatus, t.UnknownExits, t.WrongCodes)
+		t.Corrupt, t.Lost, t.Resurrected, t.Duplicates, t.Untracked, t.WrongStatus, t.UnknownExits, t.WrongCodes, maxRunning, t.OverCap)
 	for i, p := range t.Problems {
 		if i == 20 {
 			s += fmt.Sprintf("\n  … and %d more", len(t.Problems)-20)
@@ -140,6 +144,9 @@ func (t Totals) String() string {
 	}
 	return s
 }
+
+// maxRunning is the project's cap: never more agents live at once.
+const maxRunning = 4
 
 // kinds of agent, by the prefix of their id.
 var kinds = []struct {
@@ -240,6 +247,10 @@ func Run(ctx context.Context, cfg Config) (Totals, error) {
 	if _, err := eng.client.JSON(ctx, "POST", "/v1/projects", api.ProjectInput{Path: projDir, Name: "churn"}, &l.project); err != nil {
 		eng.kill()
 		return l.tot, fmt.Errorf("add project: %w", err)
+	}
+	if _, err := eng.client.JSON(ctx, "PUT", "/v1/projects/"+l.project.ID+"/settings", map[string]int{"maxRunning": maxRunning}, nil); err != nil {
+		eng.kill()
+		return l.tot, fmt.Errorf("settings: %w", err)
 	}
 	for round := 1; round <= cfg.Rounds; round++ {
 		l.churn(ctx, eng) // ends with the engine SIGKILLed mid-work
@@ -343,7 +354,19 @@ func (l *loop) op(ctx context.Context, c *api.Client) {
 	l.mu.Unlock()
 	n := l.intn(100)
 	switch {
-	case n < 25 || len(ids) < 3:
+	case n < 3:
+		_, _ = c.Do(ctx, "POST", "/v1/projects/"+l.project.ID+"/pause", map[string]any{"now": l.intn(2) == 0})
+		return
+	case n < 7:
+		_, _ = c.Do(ctx, "POST", "/v1/projects/"+l.project.ID+"/unpause", nil)
+		return
+	case n < 12 && len(ids) > 0:
+		_, _ = c.Do(ctx, "POST", l.path(ids[l.intn(len(ids))])+"/pause", map[string]any{"now": true})
+		return
+	case n < 17 && len(ids) > 0:
+		_, _ = c.Do(ctx, "POST", l.path(ids[l.intn(len(ids))])+"/unpause", nil)
+		return
+	case n < 35 || len(ids) < 3:
 		if len(ids) > 14 {
 			return
 		}
@@ -529,6 +552,23 @@ func (l *loop) verify(ctx context.Context, eng *engine, round int) error {
 			l.tot.WrongCodes++
 			problem("agent %s: signal %q code %v, want %s", r.ID, r.Signal, r.ExitCode, sig)
 		}
+	}
+
+	// The cap: never more live agents than maxRunning, by their records and
+	// by their processes.
+	live := 0
+	for _, r := range recs {
+		if r.Status.Live() {
+			live++
+		}
+	}
+	groups := map[string]bool{}
+	for _, p := range l.scan() {
+		groups[p.agent] = true
+	}
+	if live > maxRunning || len(groups) > maxRunning {
+		l.tot.OverCap++
+		problem("%d agents live by their records and %d with live processes, over the cap of %d", live, len(groups), maxRunning)
 	}
 
 	// Processes against records: converge within a few seconds.

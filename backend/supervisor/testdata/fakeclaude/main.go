@@ -13,6 +13,8 @@
 //	tool               a Bash tool_use, task_started, a silent child process for
 //	                   $FAKE_CLAUDE_TOOL_SECONDS (default 2), task_notification,
 //	                   the tool_result, then a success result: a long test suite
+//	                   (with $FAKE_CLAUDE_AFTER_TOOL=hang it hangs after the
+//	                   tool_result instead of finishing)
 package main
 
 import (
@@ -94,6 +96,9 @@ func main() {
 		line(map[string]any{"type": "system", "subtype": "task_notification", "status": "completed", "tool_use_id": id, "session_id": session})
 		line(map[string]any{"type": "user", "session_id": session, "message": map[string]any{
 			"content": []any{map[string]any{"type": "tool_result", "tool_use_id": id, "content": "PASS"}}}})
+		if os.Getenv("FAKE_CLAUDE_AFTER_TOOL") == "hang" {
+			time.Sleep(time.Hour)
+		}
 		result("success", false, "All tests pass.")
 	default: // silent
 		time.Sleep(time.Hour)

@@ -1,0 +1,491 @@
+package supervisor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"shepherd/backend/lifecycle"
+	"shepherd/backend/notify"
+	"shepherd/backend/proc"
+	"shepherd/backend/store"
+)
+
+// Pause and resume (SPEC "Pause and resume", seed 002): "not now" without
+// losing work. A project is paused while the file pause_signal exists in its
+// data folder — the seed's signal file, which a script may create or
+// remove, and which the window, the CLI and the API create and remove too —
+// so the pause survives an engine restart. Its text is the pause note. The
+// engine looks for it every second.
+
+// pauseSignalFile is the seed's signal file, in the project's data folder.
+const pauseSignalFile = "pause_signal"
+
+// maxNote bounds the pause note read from the file.
+const maxNote = 1 << 10
+
+// pauseState is a project's pause, under p.mu.
+type pauseState struct {
+	paused  bool
+	at      time.Time
+	note    string
+	problem string  // the file could not be read (a folder, no permission): paused all the same
+	seen    fileSig // what the watcher saw last
+}
+
+type fileSig struct {
+	exists bool
+	mod    time.Time
+	size   int64
+	mode   fs.FileMode
+}
+
+func (e *Engine) pauseSignalPath(projectID string) string {
+	return filepath.Join(e.st.ProjectDir(projectID), pauseSignalFile)
+}
+
+// readPauseSignal looks at the signal file: whether it is there, its note,
+// and what is wrong with it if it cannot be read.
+func readPauseSignal(path string) (sig fileSig, note, problem string) {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fileSig{}, "", ""
+	}
+	if err != nil {
+		return fileSig{exists: true}, "", fmt.Sprintf("%s cannot be read (%v); the project is paused until it is removed", path, err)
+	}
+	sig = fileSig{exists: true, mod: fi.ModTime(), size: fi.Size(), mode: fi.Mode()}
+	if !fi.Mode().IsRegular() {
+		return sig, "", fmt.Sprintf("%s is not a regular file (%s); the project is paused until it is removed", path, fi.Mode().Type())
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return sig, "", fmt.Sprintf("%s cannot be read (%v); the project is paused until it is removed", path, err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxNote))
+	if err != nil {
+		return sig, "", fmt.Sprintf("%s cannot be read (%v); the project is paused until it is removed", path, err)
+	}
+	return sig, strings.TrimSpace(strings.ToValidUTF8(string(b), "")), ""
+}
+
+// startPauseWatcher looks at every loaded project's signal file once a
+// second (engine clock), for as long as the engine runs.
+func (e *Engine) startPauseWatcher() {
+	e.after(e.ctx, time.Second, func() {
+		e.mu.Lock()
+		ps := make([]*project, 0, len(e.projects))
+		for _, p := range e.projects {
+			ps = append(ps, p)
+		}
+		e.mu.Unlock()
+		for _, p := range ps {
+			p.mu.Lock()
+			loaded := p.loaded
+			p.mu.Unlock()
+			if loaded {
+				e.checkPauseSignal(p)
+			}
+		}
+		e.startPauseWatcher()
+	})
+}
+
+// checkPauseSignal acts on a change of the project's signal file: created,
+// the project pauses (its running agents are paused in the background);
+// removed, it resumes.
+func (e *Engine) checkPauseSignal(p *project) {
+	sig, note, problem := readPauseSignal(e.pauseSignalPath(p.info.ID))
+	p.mu.Lock()
+	if sig == p.pause.seen {
+		p.mu.Unlock()
+		return
+	}
+	p.pause.seen = sig
+	was := p.pause.paused
+	newProblem := problem != "" && problem != p.pause.problem
+	if sig.exists {
+		p.pause.paused, p.pause.note, p.pause.problem = true, note, problem
+		if !was {
+			p.pause.at = e.clock.Now().UTC()
+		}
+	}
+	p.mu.Unlock()
+	if newProblem {
+		e.log.Warn().Str("project", p.info.ID).Msg(problem)
+		e.notify(notify.Notification{Level: notify.Warning, Kind: notify.KindPaused, Title: "Project paused",
+			ProjectID: p.info.ID, Native: e.settingsOf(p.info.ID).NotifyNative, Message: problem})
+	}
+	switch {
+	case sig.exists && !was:
+		e.projectPaused(p, "pause_signal created")
+		e.goTask(func() { e.pauseRunning(e.ctx, p, false) })
+	case !sig.exists && was:
+		e.unpauseProject(p, "pause_signal removed")
+	}
+}
+
+// projectPaused records the project's pause in its events and pushes it.
+func (e *Engine) projectPaused(p *project, why string) {
+	v := e.view(p)
+	e.appendEvent(p.info.ID, store.Event{Time: e.clock.Now().UTC(), Event: "project:paused", Reason: why,
+		Data: map[string]any{"note": v.PauseNote}})
+	e.log.Info().Str("project", p.info.ID).Str("why", why).Str("note", v.PauseNote).Msg("project paused")
+	e.emit(EventProjectState, v)
+}
+
+// PauseProject pauses a project: nothing of it starts (starts and resumes
+// wait in its queue), and its running agents are paused — each at a safe
+// point unless now. It creates the signal file with the note, so the pause
+// survives a restart, and returns once every agent is paused.
+func (e *Engine) PauseProject(ctx context.Context, projectID, note string, now bool) ([]StopResult, error) {
+	p, err := e.project(projectID)
+	if err != nil {
+		return nil, err
+	}
+	note = strings.TrimSpace(note)
+	if len(note) > maxNote {
+		return nil, newErr(ErrValidation, "the pause note is %d bytes long; at most %d", len(note), maxNote)
+	}
+	path := e.pauseSignalPath(projectID)
+	if err := store.WriteFile(path, []byte(note+"\n"), 0o600); err != nil {
+		return nil, fmt.Errorf("create %s: %w", path, err)
+	}
+	sig, _, _ := readPauseSignal(path)
+	p.mu.Lock()
+	was := p.pause.paused
+	p.pause = pauseState{paused: true, at: p.pause.at, note: note, seen: sig}
+	if !was {
+		p.pause.at = e.clock.Now().UTC()
+	}
+	p.mu.Unlock()
+	e.projectPaused(p, "pause")
+	return e.pauseRunning(ctx, p, now), nil
+}
+
+// pauseRunning pauses every running agent of p at once.
+func (e *Engine) pauseRunning(ctx context.Context, p *project, now bool) []StopResult {
+	var todo []*agent
+	for _, a := range p.list() {
+		a.mu.Lock()
+		if a.rec.Status == lifecycle.Running && a.run != nil {
+			todo = append(todo, a)
+		}
+		a.mu.Unlock()
+	}
+	res := make([]StopResult, len(todo))
+	var wg sync.WaitGroup
+	for i, a := range todo {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r, err := e.pauseAgent(ctx, a, now, "", true)
+			res[i] = StopResult{AgentID: a.id(), Record: r}
+			if err != nil {
+				res[i].Error = err.Error()
+			}
+		}()
+	}
+	wg.Wait()
+	return res
+}
+
+func (a *agent) id() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.rec.ID
+}
+
+// UnpauseProject resumes a project: its agents paused with it go through
+// the queue in the order they were paused, and its queue is released. It
+// removes the signal file.
+func (e *Engine) UnpauseProject(ctx context.Context, projectID string) error {
+	p, err := e.project(projectID)
+	if err != nil {
+		return err
+	}
+	path := e.pauseSignalPath(projectID)
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		// A folder, or no permission: the file is the truth, so say so.
+		return newErr(ErrValidation, "cannot remove %s: %v (remove it by hand to resume the project)", path, err)
+	}
+	p.mu.Lock()
+	p.pause.seen = fileSig{}
+	p.mu.Unlock()
+	e.unpauseProject(p, "unpause")
+	return nil
+}
+
+func (e *Engine) unpauseProject(p *project, why string) {
+	p.mu.Lock()
+	was := p.pause.paused
+	p.pause.paused, p.pause.note, p.pause.problem = false, "", ""
+	p.mu.Unlock()
+	if !was {
+		return
+	}
+	e.appendEvent(p.info.ID, store.Event{Time: e.clock.Now().UTC(), Event: "project:unpaused", Reason: why})
+	e.log.Info().Str("project", p.info.ID).Str("why", why).Msg("project unpaused")
+	e.emit(EventProjectState, e.view(p))
+	type paused struct {
+		a  *agent
+		at time.Time
+	}
+	var todo []paused
+	for _, a := range p.list() {
+		a.mu.Lock()
+		if a.rec.Status == lifecycle.Paused && a.rec.PausedWithProject && a.rec.PausedAt != nil {
+			todo = append(todo, paused{a, *a.rec.PausedAt})
+		}
+		a.mu.Unlock()
+	}
+	sort.SliceStable(todo, func(i, j int) bool { return todo[i].at.Before(todo[j].at) })
+	for _, t := range todo {
+		t.a.mu.Lock()
+		if t.a.rec.Status == lifecycle.Paused {
+			e.unpauseLocked(t.a)
+		}
+		t.a.mu.Unlock()
+	}
+	e.kickQueue(p)
+}
+
+// PauseAgent pauses one agent: a running one at a safe point (unless now)
+// and then stopped — SIGINT, SIGTERM, SIGKILL after its grace — with its
+// session kept; a queued one leaves the queue. Either becomes paused.
+func (e *Engine) PauseAgent(ctx context.Context, projectID, agentID string, now bool, note string) (*store.Record, error) {
+	_, a, err := e.agent(projectID, agentID)
+	if err != nil {
+		return nil, err
+	}
+	if len(note) > maxNote {
+		return nil, newErr(ErrValidation, "the pause note is %d bytes long; at most %d", len(note), maxNote)
+	}
+	return e.pauseAgent(ctx, a, now, strings.TrimSpace(note), false)
+}
+
+func (e *Engine) pauseAgent(ctx context.Context, a *agent, now bool, note string, withProject bool) (*store.Record, error) {
+	a.mu.Lock()
+	if withProject && note == "" {
+		note = e.view(a.p).PauseNote
+	}
+	pausedMut := func(r *store.Record) {
+		at := e.clock.Now().UTC()
+		r.PausedAt, r.PauseNote, r.PausedWithProject = &at, note, withProject
+		r.Desired = lifecycle.DesiredStopped
+		r.QueueSeq, r.QueuedAction, r.QueuedFrom = 0, "", ""
+		r.Error = ""
+	}
+	switch {
+	case a.rec.Status == lifecycle.Queued:
+		defer a.mu.Unlock()
+		err := e.apply(a, lifecycle.Paused, "pause", func(r *store.Record) {
+			r.ExitReason = lifecycle.ReasonPaused
+			pausedMut(r)
+		})
+		if err != nil {
+			return nil, err
+		}
+		a.p.dequeue(a)
+		p := a.p
+		e.goTask(func() { e.emitQueue(p) })
+		return e.snapshot(a), nil
+	case a.rec.Status != lifecycle.Running || a.run == nil:
+		st := a.rec.Status
+		a.mu.Unlock()
+		if st == lifecycle.Paused {
+			return nil, newErr(ErrNotRunning, "Process '%s' is already paused", a.rec.ID)
+		}
+		return nil, errNotRunning(a.rec.ID)
+	}
+	rn := a.run
+	if rn.stopDone != nil {
+		done := rn.stopDone
+		a.mu.Unlock()
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		return e.snapshot(a), rn.stopErr
+	}
+	grace := secs(a.rec.GraceSec)
+	safe := secs(e.settingsOf(a.rec.ProjectID).SafePointWaitSec)
+	waitTool := !now && a.rec.Profile == store.ProfileClaudeJSON
+	a.mu.Unlock()
+	if waitTool {
+		e.waitSafePoint(ctx, a, rn, grace+safe)
+	}
+	a.mu.Lock()
+	if a.run != rn || a.rec.Status != lifecycle.Running || a.gone() {
+		// It ended meanwhile (its tool was its last step, say): nothing to pause.
+		defer a.mu.Unlock()
+		return e.snapshot(a), nil
+	}
+	done, err := e.beginStop(a, rn, "pause")
+	a.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	half := grace / 2
+	e.finishPlan(a, rn, done, stopPlan{
+		steps:  []proc.Step{{Signal: syscall.SIGINT, Wait: half}, {Signal: syscall.SIGTERM, Wait: grace - half}},
+		to:     lifecycle.Paused,
+		reason: lifecycle.ReasonPaused,
+		mut:    pausedMut,
+	})
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if rn.stopErr == nil && e.ctx.Err() != nil && a.rec.Status.Live() {
+		return e.snapshot(a), errClosing()
+	}
+	return e.snapshot(a), rn.stopErr
+}
+
+// waitSafePoint lets a tool call in flight finish before a pause, so the
+// session keeps its result: until no tool is in flight, the run ends, or
+// limit (engine clock) has passed. The log is looked at every 100 ms.
+func (e *Engine) waitSafePoint(ctx context.Context, a *agent, rn *run, limit time.Duration) {
+	deadline := e.clock.NewTimer(limit)
+	defer deadline.Stop()
+	logged := false
+	for {
+		e.pollRun(a, rn)
+		tool, _, busy := rn.inFlight()
+		if !busy {
+			return
+		}
+		if !logged {
+			logged = true
+			a.mu.Lock()
+			e.appendEvent(a.rec.ProjectID, store.Event{Time: e.clock.Now().UTC(), Event: "pause:safe-point", AgentID: a.rec.ID,
+				Reason: "waiting for the tool call in flight to finish", Data: map[string]any{"tool": tool, "limitSec": int(limit.Seconds())}})
+			a.mu.Unlock()
+		}
+		t := time.NewTimer(100 * time.Millisecond)
+		select {
+		case <-deadline.Chan():
+			t.Stop()
+			return
+		case <-rn.p.Done():
+			t.Stop()
+			return
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-e.ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// UnpauseAgent resumes a paused agent: with its resume arguments and
+// session id when it is resumable, else with its args (through the queue).
+func (e *Engine) UnpauseAgent(ctx context.Context, projectID, agentID string) (*store.Record, error) {
+	_, a, err := e.agent(projectID, agentID)
+	if err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.rec.Status != lifecycle.Paused {
+		return nil, newErr(ErrNotPaused, "Process '%s' is not paused (it is %s)", agentID, a.rec.Status)
+	}
+	if err := e.unpauseLocked(a); err != nil {
+		return e.snapshot(a), err
+	}
+	return e.snapshot(a), nil
+}
+
+// unpauseLocked starts (or queues) a paused agent again. One that fails to
+// start stays paused, with the error and a notification; it is not retried
+// by itself. a.mu is held.
+func (e *Engine) unpauseLocked(a *agent) error {
+	err := e.launch(a, actUnpause)
+	if err != nil && a.rec.Status == lifecycle.Paused {
+		e.notify(notify.Notification{Level: notify.Error, Kind: notify.KindFailed, Title: "Resume failed",
+			ProjectID: a.rec.ProjectID, AgentID: a.rec.ID, Native: e.settingsOf(a.rec.ProjectID).NotifyNative,
+			Message: fmt.Sprintf("Agent %s could not be resumed and stays paused: %v", a.rec.ID, err)})
+	}
+	return err
+}
+
+// expirePaused fails an agent paused for longer than pausedExpiryDays; its
+// session id and log are kept. a.mu is held.
+func (e *Engine) expirePaused(a *agent, s Settings) {
+	r := a.rec
+	if r.Status != lifecycle.Paused || r.PausedAt == nil || a.gone() {
+		return
+	}
+	limit := time.Duration(s.PausedExpiryDays) * 24 * time.Hour
+	if e.clock.Since(*r.PausedAt) < limit {
+		return
+	}
+	_ = e.apply(a, lifecycle.Failed, "expired", func(n *store.Record) {
+		n.ExitReason = lifecycle.ReasonExpired
+		n.Error = fmt.Sprintf("Paused for more than %d days; no longer resumed with its project", s.PausedExpiryDays)
+		n.PausedWithProject = false
+	})
+}
+
+// ProjectView is a project with its state: the pause and the run queue.
+type ProjectView struct {
+	store.Project
+	Paused       bool       `json:"paused"`
+	PausedAt     *time.Time `json:"pausedAt,omitempty"`
+	PauseNote    string     `json:"pauseNote,omitempty"`
+	PauseProblem string     `json:"pauseProblem,omitempty"`
+	Live         int        `json:"live"`
+	Queued       int        `json:"queued"`
+	MaxRunning   int        `json:"maxRunning"`
+	Loaded       bool       `json:"loaded"`
+}
+
+func (e *Engine) view(p *project) ProjectView {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	v := ProjectView{Project: p.info, Paused: p.pause.paused, PauseNote: p.pause.note, PauseProblem: p.pause.problem,
+		Live: p.live, Queued: len(p.queue), MaxRunning: p.settings.MaxRunning, Loaded: p.loaded}
+	if p.pause.paused {
+		at := p.pause.at
+		v.PausedAt = &at
+	}
+	return v
+}
+
+// ProjectViews lists the known projects with their state, oldest first.
+func (e *Engine) ProjectViews() []ProjectView {
+	var out []ProjectView
+	for _, info := range e.Projects() {
+		e.mu.Lock()
+		p := e.projects[info.ID]
+		e.mu.Unlock()
+		if p != nil {
+			out = append(out, e.view(p))
+		}
+	}
+	return out
+}
+
+// ProjectState is one project with its state.
+func (e *Engine) ProjectState(projectID string) (ProjectView, error) {
+	p, err := e.project(projectID)
+	if err != nil {
+		return ProjectView{}, err
+	}
+	return e.view(p), nil
+}
