@@ -6,6 +6,7 @@
 # cannot start) and always stops wails dev's whole process group.
 #
 #   scripts/e2e.sh            (scripts/test.sh runs it; setup.sh --test installs what it needs)
+#   scripts/e2e.sh --test-name-pattern 'Stop all'   (extra arguments go to node --test)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -22,6 +23,13 @@ isolate_session_bus "$tmp"
 
 build_shim "$ROOT/build/bin"
 export SHEPHERD_SHIM="$ROOT/build/bin/shepherd-shim"
+
+# A fake Claude Code CLI on PATH for the Claude preset's test: it writes
+# stream-json with a success result, and one line per run (its arguments) to
+# $FAKE_CLAUDE_RECORD, which the test reads.
+mkdir -p "$tmp/bin"
+(cd "$ROOT" && go build -o "$tmp/bin/claude" ./backend/supervisor/testdata/fakeclaude)
+export PATH="$tmp/bin:$PATH" FAKE_CLAUDE_MODE=success FAKE_CLAUDE_RECORD="$tmp/fakeclaude.jsonl"
 
 if curl -s -o /dev/null "http://localhost:34115/" 2>/dev/null; then
 	die "something already listens on :34115 (another wails dev?)"
@@ -80,7 +88,7 @@ log "wails dev ready ($((SECONDS - start))s)"
 
 start=$SECONDS
 (cd "$ROOT/frontend" && SHEPHERD_E2E_URL="http://localhost:34115" SHEPHERD_E2E_OUT="$out" \
-	exec node --test --test-reporter=spec e2e/) &
+	exec node --test --test-reporter=spec "$@" e2e/) &
 tests=$!
 while kill -0 "$tests" 2>/dev/null; do
 	if panicked; then

@@ -1,10 +1,13 @@
 // End-to-end: the real window's frontend in Debian's Chromium, against the
 // `wails dev` browser server, which calls the real Go bindings and the real
 // engine with real processes. scripts/e2e.sh starts wails dev and runs this
-// with node's test runner; SHEPHERD_E2E_URL and SHEPHERD_E2E_OUT come from it.
+// with node's test runner; SHEPHERD_E2E_URL and SHEPHERD_E2E_OUT come from it,
+// and so do XDG_RUNTIME_DIR (where engine.json says how to reach the engine's
+// API, used here to prepare many agents fast) and FAKE_CLAUDE_RECORD (what the
+// fake Claude CLI was called with).
 import {after, before, test} from 'node:test'
 import assert from 'node:assert/strict'
-import {mkdtempSync, mkdirSync} from 'node:fs'
+import {existsSync, mkdtempSync, mkdirSync, readFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {chromium} from 'playwright-core'
@@ -12,10 +15,15 @@ import {chromium} from 'playwright-core'
 const URL = process.env.SHEPHERD_E2E_URL ?? 'http://localhost:34115'
 const OUT = process.env.SHEPHERD_E2E_OUT ?? join(tmpdir(), 'shepherd-e2e')
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium'
+const FAKE_RECORD = process.env.FAKE_CLAUDE_RECORD ?? ''
+
+const WIDE = {width: 1280, height: 800}
+const NARROW = {width: 1024, height: 700}
 
 let browser
 let page
 const project = mkdtempSync(join(tmpdir(), 'shepherd-e2e-project-'))
+const many = mkdtempSync(join(tmpdir(), 'shepherd-e2e-many-'))
 
 before(async () => {
   mkdirSync(OUT, {recursive: true})
@@ -24,36 +32,96 @@ before(async () => {
     args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
       '--disable-component-update', '--disable-sync', '--disable-quic'],
   })
-  page = await browser.newPage({viewport: {width: 1280, height: 860}})
+  page = await browser.newPage({viewport: WIDE})
   page.setDefaultTimeout(15_000)
   page.on('pageerror', (err) => console.error('page error:', err.message))
+  page.on('console', (m) => m.type() === 'error' && console.error('console:', m.text()))
   await page.goto(URL)
 })
 
 after(async () => {
-  if (page) {
-    await page.screenshot({path: join(OUT, 'e2e-last.png')}).catch(() => {})
-    // Agents outlive the app by design: stop what a failed test left running.
-    const stopAll = page.getByRole('button', {name: /^Stop all/})
-    if (await stopAll.isEnabled().catch(() => false)) await stopAll.click().catch(() => {})
+  if (page) await page.screenshot({path: join(OUT, 'e2e-last.png')}).catch(() => {})
+  // Agents outlive the app by design: stop what the tests left running.
+  const e = engine()
+  if (e) {
+    const projects = await api('GET', '/v1/projects').catch(() => [])
+    for (const p of projects ?? []) await api('POST', `/v1/projects/${p.id}/stop-all`).catch(() => {})
   }
   await browser?.close()
 })
 
+// ------------------------------------------------------------------ helpers
+
+/** The engine's API, as engine.json tells (the same engine the window embeds). */
+function engine() {
+  const f = join(process.env.XDG_RUNTIME_DIR ?? '', 'shepherd', 'engine.json')
+  return existsSync(f) ? JSON.parse(readFileSync(f, 'utf8')) : null
+}
+
+async function api(method, path, body) {
+  const e = engine()
+  assert.ok(e, 'engine.json not found')
+  const res = await fetch(e.url + path, {
+    method, headers: {Authorization: `Bearer ${e.token}`, 'Content-Type': 'application/json'},
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  const text = await res.text()
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`)
+  return text ? JSON.parse(text) : null
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
 const row = (id) => page.locator(`tr[data-agent="${id}"]`)
 const status = (id) => row(id).locator('[data-status]')
+const waitStatus = (id, s) => page.locator(`tr[data-agent="${id}"] [data-status="${s}"]`).waitFor()
+const runsTitle = async (id) => (await row(id).locator('td.c-runs').getAttribute('title')) ?? ''
+const restarts = async (id) => Number(/(\d+) keep-alive restart/.exec(await runsTitle(id))?.[1] ?? NaN)
 
-async function createAgent(id, command, args, grace = '1') {
-  await page.getByRole('button', {name: /New agent|Create the first agent/}).first().click()
-  const dialog = page.getByRole('dialog', {name: 'New agent'})
+async function openNewAgent() {
+  await page.getByRole('button', {name: /^New agent$|Create the first agent/}).first().click()
+  return page.getByRole('dialog', {name: 'New agent'})
+}
+
+async function createAgent(id, command, args, {grace = '1', keepAlive = false, start = false} = {}) {
+  const dialog = await openNewAgent()
   await dialog.locator('[name="id"]').fill(id)
   await dialog.locator('[name="command"]').fill(command)
   await dialog.locator('[name="args"]').fill(args)
   await dialog.locator('[name="graceSec"]').fill(grace)
-  await dialog.getByRole('button', {name: 'Create agent'}).click()
+  if (keepAlive) await dialog.getByLabel(/Keep alive/).check()
+  await dialog.getByRole('button', {name: start ? 'Create and start' : 'Create agent'}).click()
   await dialog.waitFor({state: 'detached'})
   await assert.doesNotReject(status(id).waitFor())
 }
+
+/** Toasts fade by themselves; screenshots want them gone now. */
+async function closeToasts() {
+  for (let i = 0; i < 20; i++) {
+    const close = page.locator('[data-sonner-toast] [data-close-button]').first()
+    if (!(await close.count())) return
+    await close.click({force: true}).catch(() => {})
+    await sleep(150)
+  }
+}
+
+async function shot(name) {
+  await closeToasts()
+  await sleep(250) // let transitions settle
+  await page.screenshot({path: join(OUT, `${name}.png`)})
+}
+
+/** Rows whose whole line is inside the list's visible box. */
+async function visibleRows() {
+  return page.evaluate(() => {
+    const box = document.querySelector('.list-wrap').getBoundingClientRect()
+    return Array.from(document.querySelectorAll('tr[data-agent]')).filter((r) => {
+      const b = r.getBoundingClientRect()
+      return b.top >= box.top - 1 && b.bottom <= box.bottom + 1 && b.bottom <= window.innerHeight
+    }).length
+  })
+}
+
+// -------------------------------------------------------------------- tests
 
 test('first launch offers to add a project; a typed path adds it', async () => {
   await page.getByRole('heading', {name: 'Welcome to Shepherd'}).waitFor()
@@ -81,25 +149,219 @@ test('create, start, see the log lines live, stop, see stopped', async () => {
   await createAgent('talker', 'sh', `-c "for i in 1 2 3; do echo line-\\$i; sleep 0.3; done; exec sleep 60"`)
   assert.equal(await status('talker').getAttribute('data-status'), 'not_started')
   await row('talker').getByRole('button', {name: 'Start'}).click()
-  await page.locator('tr[data-agent="talker"] [data-status="running"]').waitFor()
-  // The detail's log follows the pushed batches.
+  await waitStatus('talker', 'running')
+  // The detail's log follows the pushed batches; the run is marked.
   await row('talker').locator('.agent-name').click()
   const log = page.getByRole('log', {name: 'Log'})
   await log.getByText('line-1').waitFor()
   await log.getByText('line-3').waitFor()
+  await log.locator('.run-marker', {hasText: 'Run 1 · started by you'}).waitFor()
   await row('talker').getByRole('button', {name: 'Stop'}).click()
-  await page.locator('tr[data-agent="talker"] [data-status="stopped"]').waitFor()
+  await waitStatus('talker', 'stopped')
   await row('talker').getByText('stopped by user').waitFor()
-  await page.screenshot({path: join(OUT, 'e2e-stopped.png')})
 })
 
-test('an agent that exits 3 shows failed with the code, and a toast', async () => {
-  await createAgent('crasher', 'sh', `-c "echo about to fail; exit 3"`)
-  await row('crasher').getByRole('button', {name: 'Start'}).click()
-  await page.locator('tr[data-agent="crasher"] [data-status="failed"]').waitFor()
-  await row('crasher').getByText('Process exited with code 3').waitFor()
-  assert.equal((await row('crasher').locator('td').nth(6).textContent())?.trim(), '3')
+test('log search: highlight, count, next and previous, context; Ctrl+F reaches it', async () => {
+  await page.getByRole('log', {name: 'Log'}).click()
+  await page.keyboard.press('Control+f')
+  const box = page.locator('[data-search="log"]')
+  assert.equal(await box.evaluate((el) => el === document.activeElement), true)
+  await box.fill('line-')
+  await page.locator('.match-count', {hasText: '3 / 3'}).waitFor()
+  await box.press('Enter')
+  await page.locator('.match-count', {hasText: '1 / 3'}).waitFor()
+  await box.press('Shift+Enter')
+  await page.locator('.match-count', {hasText: '3 / 3'}).waitFor()
+  assert.equal(await page.locator('.log-line mark.current').textContent(), 'line-')
+  await box.fill('')
+})
+
+test('an agent that exits 3 shows failed with the code, in Needs you, and a toast', async () => {
+  await createAgent('crasher', 'sh', `-c "echo about to fail; exit 3"`, {start: true})
+  await waitStatus('crasher', 'failed')
+  await row('crasher').getByText('exit code 3').waitFor()
+  await page.locator('section.detail').getByText('Process exited with code 3').waitFor()
+  await page.locator('tbody[data-group="attention"] tr[data-agent="crasher"]').waitFor()
   const toast = page.locator('[data-sonner-toast]').filter({hasText: /crasher|failed/i})
   await toast.first().waitFor()
-  await page.screenshot({path: join(OUT, 'e2e-failed.png')})
+})
+
+test('a keep-alive agent waiting to restart can be stopped from its row', async () => {
+  await createAgent('looper', 'sh', `-c "exit 1"`, {keepAlive: true, start: true})
+  await row('looper').getByText(/restarting in/).waitFor()
+  const stop = row('looper').getByRole('button', {name: 'Stop'})
+  assert.equal(await stop.getAttribute('title'), 'Cancel the pending keep-alive restart')
+  // Between two tries it may be live for a moment; the Stop is there either way.
+  await stop.click()
+  await row('looper').getByText(/restarting in/).waitFor({state: 'detached'})
+  const n = await restarts('looper')
+  await sleep(5000) // longer than the next backoff step
+  assert.equal(await restarts('looper'), n, 'the restart was not cancelled')
+  assert.equal(await row('looper').getByText(/restarting in/).count(), 0)
+  assert.equal(await row('looper').getByRole('button', {name: 'Start'}).count(), 1)
+})
+
+test('Stop all asks with the count and stops a restarting keep-alive agent too', async () => {
+  await createAgent('sleeper', 'sleep', '300', {start: true})
+  await createAgent('looper2', 'sh', `-c "exit 1"`, {keepAlive: true, start: true})
+  await waitStatus('sleeper', 'running')
+  await row('looper2').getByText(/restarting in/).waitFor()
+  await page.getByRole('button', {name: /^Stop all \(2\)/}).click()
+  const dialog = page.getByRole('dialog', {name: 'Stop 2 running agents?'})
+  await dialog.getByText(/waiting for a keep-alive restart/).waitFor()
+  await shot('stop-all-1280-light')
+  await dialog.getByRole('button', {name: 'Stop 2'}).click()
+  await dialog.waitFor({state: 'detached'})
+  await waitStatus('sleeper', 'stopped')
+  await row('looper2').getByText(/restarting in/).waitFor({state: 'detached'})
+  const n = await restarts('looper2')
+  await sleep(5000)
+  assert.equal(await restarts('looper2'), n, 'Stop all left a keep-alive restart pending')
+  assert.equal(await page.getByRole('button', {name: /^Stop all/}).isDisabled(), true)
+})
+
+test('the Claude Code preset with a prompt runs the fixture; runs are marked; a missing command is a warning', async () => {
+  let dialog = await openNewAgent()
+  await dialog.getByRole('button', {name: 'Claude Code'}).click()
+  await dialog.locator('[name="command"]').fill('claude-not-installed')
+  await dialog.getByText(/is not on the PATH/).waitFor()
+  // A warning, not a refusal; the start error then stays on the row and in the detail.
+  await dialog.locator('[name="id"]').fill('missing-cli')
+  await dialog.getByRole('button', {name: 'Create and start'}).click()
+  await dialog.waitFor({state: 'detached'})
+  await page.locator('tbody[data-group="attention"] tr[data-agent="missing-cli"]').waitFor()
+  await row('missing-cli').getByText(/Failed to start/).waitFor()
+  await page.locator('section.detail .start-error', {hasText: /Failed to start/}).waitFor()
+
+  dialog = await openNewAgent()
+  await dialog.getByRole('button', {name: 'Claude Code'}).click()
+  await dialog.locator('[name="id"]').fill('claude-fix')
+  const prompt = 'Fix the failing tests.\nThen update the docs.'
+  await dialog.locator('textarea[name="prompt"]').fill(prompt)
+  await dialog.locator('[name="model"]').fill('fake-model')
+  await sleep(500)
+  assert.equal(await dialog.getByText(/is not on the PATH/).count(), 0, 'claude is on PATH: no warning')
+  await dialog.getByRole('button', {name: 'Create and start'}).click()
+  await dialog.waitFor({state: 'detached'})
+  await waitStatus('claude-fix', 'completed')
+  // The detail opened on the new agent: the conversation, with its run marked.
+  const conv = page.getByLabel('Conversation')
+  await conv.getByText('Fixed the error in main.go').first().waitFor()
+  await conv.locator('.run-marker', {hasText: 'Run 1 · started by you'}).waitFor()
+  const calls = readFileSync(FAKE_RECORD, 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+  assert.deepEqual(calls.at(-1).args.slice(-4), ['--model', 'fake-model', '--', prompt])
+
+  // Resumed by hand: a second run, marked with its cause and the previous run's end.
+  await page.locator('section.detail').getByRole('button', {name: 'Resume'}).click()
+  await conv.locator('.run-marker', {hasText: 'Run 2 · resumed by you'}).waitFor({timeout: 20_000})
+  await conv.locator('.run-marker', {hasText: 'the run before: completed'}).waitFor()
+  await waitStatus('claude-fix', 'completed')
+  // Search in the conversation.
+  await page.locator('[data-search="log"]').fill('error')
+  await page.locator('.match-count', {hasText: /\d+ \/ \d+/}).waitFor()
+  assert.ok(await conv.locator('mark').count() >= 2)
+  await page.locator('[data-search="log"]').fill('')
+})
+
+test('the activity feed keeps failures and recoveries, with an unread count', async () => {
+  const bell = page.locator('button.bell')
+  await bell.locator('.bell-count').waitFor()
+  await bell.click()
+  const feed = page.getByRole('complementary', {name: 'Activity'})
+  await feed.locator('[data-feed-entry]', {hasText: 'crasher'}).first().waitFor()
+  await feed.locator('[data-feed-entry]', {hasText: /restart scheduled/}).first().waitFor()
+  await feed.getByRole('tab', {name: /All projects/}).click()
+  await shot('feed-1280-light')
+  await feed.getByRole('button', {name: 'Close activity'}).click()
+  await bell.locator('.bell-count').waitFor({state: 'detached'})
+})
+
+test('keys: / filters, ↑/↓ move, Enter opens, Esc closes', async () => {
+  await page.locator('section.detail button[aria-label="Close detail"]').click()
+  await page.locator('body').click({position: {x: 600, y: 20}})
+  await page.keyboard.press('/')
+  assert.equal(await page.locator('[data-search="agents"]').evaluate((el) => el === document.activeElement), true)
+  await page.keyboard.type('sleeper')
+  await page.keyboard.press('Enter') // leaves the box
+  await page.keyboard.press('ArrowDown')
+  await page.keyboard.press('Enter')
+  await page.getByRole('region', {name: 'Agent sleeper'}).waitFor()
+  await page.keyboard.press('Escape')
+  await page.getByRole('region', {name: 'Agent sleeper'}).waitFor({state: 'detached'})
+  await page.locator('[data-search="agents"]').fill('')
+})
+
+test('30 agents: at least 25 visible at 1280×800; no sideways scrolling at 1024×700; screenshots', async () => {
+  const p = await api('POST', '/v1/projects', {path: many, name: 'many-agents'})
+  const kinds = [
+    ...Array.from({length: 3}, (_, i) => ({id: `broken-${i + 1}`, command: 'sh', args: ['-c', `echo boom; exit ${i + 2}`], start: true})),
+    ...Array.from({length: 9}, (_, i) => ({id: `worker-${i + 1}`, name: i % 3 === 0 ? `Refactor module ${i + 1}` : undefined, command: 'sh', args: ['-c', `echo working ${i}; exec sleep 600`], start: true})),
+    ...Array.from({length: 10}, (_, i) => ({id: `job-${i + 1}`, command: 'sh', args: ['-c', 'echo done'], start: true})),
+    ...Array.from({length: 8}, (_, i) => ({id: `idle-${i + 1}`, command: 'make', args: ['-j4', `target-${i}`], start: false})),
+  ]
+  for (const k of kinds) {
+    await api('POST', `/v1/projects/${p.id}/agents`, {id: k.id, name: k.name, command: k.command, args: k.args, graceSec: 1})
+    if (k.start) await api('POST', `/v1/projects/${p.id}/agents/${k.id}/start`)
+  }
+  await page.getByRole('button', {name: /many-agents/}).click()
+  await page.getByRole('heading', {name: 'many-agents'}).waitFor()
+  await page.locator('tr[data-agent]').nth(29).waitFor()
+  await waitStatus('job-10', 'completed')
+  await waitStatus('broken-3', 'failed')
+  await closeToasts()
+
+  for (const [size, vp] of [['1280', WIDE], ['1024', NARROW]]) {
+    await page.setViewportSize(vp)
+    for (const scheme of ['light', 'dark']) {
+      await page.emulateMedia({colorScheme: scheme})
+      // The list, with the detail closed.
+      const close = page.locator('section.detail button[aria-label="Close detail"]')
+      if (await close.count()) await close.click()
+      await sleep(200)
+      if (size === '1280' && scheme === 'light') {
+        const n = await visibleRows()
+        assert.ok(n >= 25, `only ${n} of 30 agents visible at 1280×800`)
+      }
+      const sideways = await page.evaluate(() => {
+        const wrap = document.querySelector('.list-wrap')
+        return {doc: document.documentElement.scrollWidth - window.innerWidth, list: wrap.scrollWidth - wrap.clientWidth,
+          tallest: Math.max(...Array.from(document.querySelectorAll('tr[data-agent]')).map((r) => r.getBoundingClientRect().height)),
+          offscreen: Array.from(document.querySelectorAll('tr[data-agent] .row-actions button')).filter((b) => b.getBoundingClientRect().right > window.innerWidth).length}
+      })
+      assert.ok(sideways.doc <= 0 && sideways.list <= 0, `horizontal scrolling at ${size}: ${JSON.stringify(sideways)}`)
+      assert.equal(sideways.offscreen, 0, `row actions off-screen at ${size}`)
+      assert.ok(sideways.tallest <= 28, `a row wraps at ${size} (${sideways.tallest}px)`)
+      await shot(`list-${size}-${scheme}`)
+
+      // The detail below the list, the selected row still in view.
+      await row('worker-4').locator('.agent-name').click()
+      await page.getByRole('log', {name: 'Log'}).getByText('working 3').waitFor()
+      const inView = await page.evaluate(() => {
+        const r = document.querySelector('tr[data-agent="worker-4"]').getBoundingClientRect()
+        const box = document.querySelector('.list-wrap').getBoundingClientRect()
+        return r.top >= box.top && r.bottom <= box.bottom
+      })
+      assert.ok(inView, `the selected row is hidden by the detail at ${size}`)
+      await shot(`detail-${size}-${scheme}`)
+
+      // The feed.
+      await page.locator('button.bell').click()
+      await page.getByRole('complementary', {name: 'Activity'}).waitFor()
+      await shot(`feed-${size}-${scheme}`)
+      await page.getByRole('button', {name: 'Close activity'}).click()
+
+      // The project's settings.
+      await page.getByRole('button', {name: 'Project settings'}).click()
+      await page.getByRole('dialog', {name: /Settings of/}).getByLabel(/Automatic resumes/).waitFor()
+      await shot(`settings-${size}-${scheme}`)
+      await page.keyboard.press('Escape')
+    }
+  }
+  await page.emulateMedia({colorScheme: 'light'})
+  await page.setViewportSize(WIDE)
+  // The conversation of a Claude agent, for the record.
+  await page.getByRole('button', {name: /e2e-project/}).click()
+  await row('claude-fix').locator('.agent-name').click()
+  await page.getByLabel('Conversation').locator('.run-marker').first().waitFor()
+  await shot('conversation-1280-light')
 })

@@ -31,8 +31,10 @@ export const api = {
   agents: {
     list: (projectId: string) => Agents.List(projectId) as Promise<Agent[]>,
     get: (projectId: string, id: string) => Agents.Get(projectId, id) as Promise<Agent>,
-    create: (projectId: string, spec: AgentSpec) => Agents.Create(projectId, spec) as Promise<Agent>,
-    update: (projectId: string, spec: AgentSpec) => Agents.Update(projectId, spec) as Promise<Agent>,
+    create: (projectId: string, spec: AgentSpec) =>
+      Agents.Create(projectId, spec as Parameters<typeof Agents.Create>[1]) as Promise<Agent>,
+    update: (projectId: string, spec: AgentSpec) =>
+      Agents.Update(projectId, spec as Parameters<typeof Agents.Update>[1]) as Promise<Agent>,
     start: (projectId: string, id: string) => Agents.Start(projectId, id) as Promise<Agent>,
     /** graceSec < 0: the agent's own grace. */
     stop: (projectId: string, id: string, graceSec = -1) => Agents.Stop(projectId, id, graceSec) as Promise<Agent>,
@@ -53,9 +55,11 @@ export const api = {
   },
   settings: {
     get: (projectId: string) => SettingsSvc.Get(projectId) as Promise<Settings>,
-    put: (projectId: string, s: Settings) => SettingsSvc.Put(projectId, s) as Promise<Settings>,
+    // The generated type follows the Go struct, which grows; the engine checks what it gets.
+    put: (projectId: string, s: Settings) =>
+      SettingsSvc.Put(projectId, s as Parameters<typeof SettingsSvc.Put>[1]) as Promise<Settings>,
     getPrefs: () => SettingsSvc.GetPrefs() as Promise<Prefs>,
-    putPrefs: (p: Prefs) => SettingsSvc.PutPrefs(p) as Promise<Prefs>,
+    putPrefs: (p: Prefs) => SettingsSvc.PutPrefs(p as Parameters<typeof SettingsSvc.PutPrefs>[0]) as Promise<Prefs>,
   },
   setTitle: (title: string) => {
     try {

@@ -147,6 +147,8 @@ export interface Settings {
   watchdogIntervalSec: number
   staleCheckIntervalSec: number
   staleThresholdSec: number
+  /** Newer engines: a busy agent (a tool call in flight) counts as hung only after this long; 0: never. */
+  busyThresholdSec?: number
   resultGraceSec: number
   autoResumeLimit: number
   pausedExpiryDays: number
@@ -158,6 +160,8 @@ export interface Settings {
 /** The app's own preferences. */
 export interface Prefs {
   stopAgentsOnQuit: boolean
+  /** Newer engines: start Shepherd hidden at login. */
+  startAtLogin?: boolean
 }
 
 export interface LogChunk {

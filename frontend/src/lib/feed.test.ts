@@ -29,7 +29,7 @@ describe('feed', () => {
       ['a', 'stopped by user', ''],
       ['c', 'could not start', 'exec: "claude": executable file not found in $PATH'],
       ['b', 'restart scheduled in 4 s', '2 failures in a row'],
-      ['b', 'failed', 'failed — exit code 3'],
+      ['b', 'failed', 'exit code 3'],
       ['a', 'interrupted', 'silent too long; killed'],
       ['a', 'auto-resumed', 'silent too long · log: unknown'],
     ])

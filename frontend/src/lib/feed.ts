@@ -78,7 +78,7 @@ export function describe(e: EngineEvent, projectId: string, index: number): Feed
   const d = e.data ?? {}
   switch (e.event) {
     case 'transition':
-      if (e.to === 'failed') return {...base, level: 'error', title: 'failed', reason: endText(e)}
+      if (e.to === 'failed') return {...base, level: 'error', title: 'failed', reason: endText(e).replace(/^failed(?: — )?/, '') || undefined}
       if (e.to === 'interrupted') return {...base, level: 'warning', title: 'interrupted', reason: endText(e)}
       if (e.to === 'completed') return {...base, level: 'success', title: 'completed', reason: endText(e) === 'completed' ? undefined : endText(e)}
       if (e.to === 'stopped') {

@@ -59,9 +59,11 @@ export const runsOf = (a: Agent) =>
   a.totals?.runs ?? (a.startedAt ? 1 + a.restartCount + a.resumeCount : 0)
 export const costOf = (a: Agent) => a.totals?.costUsd ?? a.lastResult?.costUsd ?? undefined
 
-/** The latest moment something happened to the agent. */
-export const touchedAt = (a: Agent) =>
-  Math.max(time(a.stoppedAt), time(a.startedAt), time(a.lastActivityAt), time(a.createdAt))
+/**
+ * The latest start or end of the agent (not its log output, which would make
+ * running rows jump about while they write).
+ */
+export const touchedAt = (a: Agent) => Math.max(time(a.stoppedAt), time(a.startedAt), time(a.createdAt))
 
 const STATUS_ORDER = ['failed', 'interrupted', 'timed_out', 'running', 'spawning', 'stopping', 'killing',
   'queued', 'paused', 'stopped', 'completed', 'not_started']

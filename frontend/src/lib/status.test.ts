@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 import {agent, at, NOW} from '../test/fixtures'
-import {activityText, canResume, restartText, runtimeText, statusView} from './status'
+import {activityText, briefDetail, canResume, restartText, runtimeText, statusView} from './status'
 
 describe('statusView', () => {
   it.each([
@@ -65,5 +65,13 @@ describe('activityText and start errors', () => {
   })
   it('a queued agent says its place', () => {
     expect(statusView(agent({status: 'queued', queuePosition: 2}))).toMatchObject({label: 'queued', detail: '#2 in the queue'})
+  })
+})
+
+describe('briefDetail', () => {
+  it('trims the engine’s long sentences for a row', () => {
+    expect(briefDetail('Process exited with code 3')).toBe('exit code 3')
+    expect(briefDetail(`Failed to start process 'c': exec: "claude": executable file not found in $PATH`)).toBe('could not start: claude not found on PATH')
+    expect(briefDetail('stopped by user')).toBe('stopped by user')
   })
 })

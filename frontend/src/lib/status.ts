@@ -112,3 +112,12 @@ export function activityText(a: Agent, now = Date.now()): string {
   if (last === null) return ''
   return now - last < 30_000 ? 'active' : `silent ${short(now - last)}`
 }
+
+/** A status sentence short enough for a row: the engine's long messages trimmed to what matters. */
+export function briefDetail(detail?: string): string | undefined {
+  if (!detail) return detail
+  return detail
+    .replace(/^Process exited with code (-?\d+)$/, 'exit code $1')
+    .replace(/^Failed to start process '[^']*': /, 'could not start: ')
+    .replace(/exec: "([^"]+)": executable file not found in \$PATH/, '$1 not found on PATH')
+}

@@ -1,20 +1,20 @@
-import {useQueryClient} from '@tanstack/react-query'
 import {toast} from 'sonner'
 import {api, errorMessage, type Agent} from '../../api'
 import {Menu, type MenuItem} from '../../components/Menu'
 import {isRestarting} from '../../lib/groups'
 import {canResume, isLive} from '../../lib/status'
-import {upsertAgent} from '../../state/queries'
 import {useUI} from '../../state/ui'
 
-/** Runs an engine call; a rejection becomes a toast with the engine's message. */
+/**
+ * Runs an engine call; a rejection becomes a toast with the engine's message.
+ * The record it returns is not put in the cache: the engine pushes every
+ * transition in order, and a returned "running" can arrive after the pushed
+ * "completed" of a run that ended at once.
+ */
 export function useAgentCall() {
-  const qc = useQueryClient()
   return async (what: string, call: () => Promise<Agent | void>): Promise<Agent | void> => {
     try {
-      const rec = await call()
-      if (rec) upsertAgent(qc, rec)
-      return rec
+      return await call()
     } catch (err) {
       toast.error(`Cannot ${what}`, {description: errorMessage(err)})
     }

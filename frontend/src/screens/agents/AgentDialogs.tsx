@@ -22,7 +22,8 @@ export function AgentFormDialog({agentId}: {agentId?: string}) {
     close()
     if (start) {
       // A start error stays on the row and in the detail (the record's error); the toast says it now.
-      api.agents.start(projectId, a.id).then((rec) => upsertAgent(qc, rec), (err: unknown) =>
+      // (Its states arrive as pushed events.)
+      api.agents.start(projectId, a.id).catch((err: unknown) =>
         toast.error(`Cannot start ${a.id}`, {description: errorMessage(err)}))
     }
   }

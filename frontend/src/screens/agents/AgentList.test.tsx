@@ -38,7 +38,8 @@ describe('AgentList', () => {
     expect(web.getByRole('button', {name: 'More actions for web'})).toBeInTheDocument()
     const tests = row('tests')
     expect(tests.getByText('failed').closest('.status')).toHaveClass('tone-bad')
-    expect(tests.getByText('Process exited with code 3')).toBeInTheDocument()
+    expect(tests.getByText('exit code 3')).toBeInTheDocument()
+    expect(tests.getByText('exit code 3').closest('td')).toHaveAttribute('title', expect.stringContaining('Process exited with code 3'))
     expect(tests.getByText('10 s')).toBeInTheDocument()
     expect(tests.getByRole('button', {name: 'Start'})).toHaveAttribute('title', expect.stringMatching(/new run/))
     // Exact times on hover.

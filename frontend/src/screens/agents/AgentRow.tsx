@@ -1,9 +1,10 @@
 import {memo} from 'react'
 import type {Agent, RunResult} from '../../api'
 import {attentionReason, costOf, isRestarting, runsOf} from '../../lib/groups'
-import {activityText, isLive, restartText, runtimeText, statusView} from '../../lib/status'
+import {activityText, briefDetail, isLive, restartText, runtimeText, statusView} from '../../lib/status'
 import {ago, duration, exact} from '../../lib/time'
 import {joinArgs} from '../../lib/args'
+import {LockIcon} from '../../components/Icons'
 import {RowActions} from './AgentActions'
 import {StatusBadge} from './StatusBadge'
 
@@ -54,6 +55,8 @@ interface Props {
 /** One agent on one line: name and id, status with its reason, activity, times, runs, cost, actions. */
 export const AgentRow = memo(function AgentRow({agent: a, now, selected, cursor, onSelect}: Props) {
   const v = statusView(a)
+  // "Process exited with code 3" says no more than "exit code 3" on a crowded line; the tooltip has it all.
+  const brief = briefDetail(v.detail)
   const restart = restartText(a, now)
   const why = attentionReason(a)
   const statusTitle = [`${v.label}${v.detail ? ` — ${v.detail}` : ''}`, restart, why && `Needs you: ${why}`]
@@ -70,12 +73,12 @@ export const AgentRow = memo(function AgentRow({agent: a, now, selected, cursor,
         <span className="agent-name">{a.name || a.id}</span>
         {a.name && <span className="agent-id">{a.id}</span>}
         {a.permissions && (
-          <span className="lock" title={`Sandboxed: ${a.permissions.length ? a.permissions.join(', ') : 'no network, no writes'}`}>🔒</span>
+          <span className="lock" title={`Sandboxed: ${a.permissions.length ? a.permissions.join(', ') : 'no network, no writes'}`}><LockIcon/></span>
         )}
       </td>
       <td className="c-status" title={statusTitle}>
         <StatusBadge agent={a} withDetail={false}/>
-        {(restart || v.detail) && <span className="status-detail">{restart || v.detail}</span>}
+        {(restart || brief) && <span className="status-detail">{restart || brief}</span>}
       </td>
       <td className="c-activity" title={a.activity?.since ? `since ${exact(a.activity.since)}` : undefined}>
         {activity || (isRestarting(a) ? '' : <span className="muted">—</span>)}

@@ -70,7 +70,7 @@ interface BarProps {
 export function SearchBar({value, onChange, onStep, current, total, label}: BarProps) {
   return (
     <span className="searchbar">
-      <input type="search" data-search="log" placeholder={`${label}  Ctrl+F`} aria-label={label} value={value}
+      <input type="search" data-search="log" placeholder="Search  Ctrl+F" aria-label={label} value={value}
         onChange={(e) => onChange(e.target.value)}
         onKeyDown={(e) => {
           if (e.key === 'Enter') {

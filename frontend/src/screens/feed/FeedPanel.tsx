@@ -1,5 +1,6 @@
 import {useEffect, useMemo, useState} from 'react'
 import type {Project} from '../../api'
+import {BellIcon} from '../../components/Icons'
 import {mergeFeeds, unread, type FeedEntry} from '../../lib/feed'
 import {ago, exact, parseTime} from '../../lib/time'
 import {useFeeds, useProjects} from '../../state/queries'
@@ -33,7 +34,7 @@ export function Bell({projectId}: {projectId: string}) {
   return (
     <button type="button" className={all ? 'bell has-unread' : 'bell'} aria-label={label} title={label}
       aria-pressed={feedOpen} onClick={() => setFeedOpen(!feedOpen)}>
-      <span aria-hidden="true">🔔</span>
+      <BellIcon/>
       {all > 0 && <span className="bell-count" data-unread={all}>{all > 99 ? '99+' : all}</span>}
     </button>
   )

@@ -5,13 +5,15 @@ import {Dialog} from '../../components/Dialog'
 import {keys, useProjects, useSettings} from '../../state/queries'
 import {useUI} from '../../state/ui'
 
-type NumberKey = 'watchdogIntervalSec' | 'staleCheckIntervalSec' | 'staleThresholdSec' | 'resultGraceSec' |
+type NumberKey = 'watchdogIntervalSec' | 'staleCheckIntervalSec' | 'staleThresholdSec' | 'busyThresholdSec' | 'resultGraceSec' |
   'autoResumeLimit' | 'pausedExpiryDays' | 'maxRunning'
 
 /** Each setting in plain words, with its unit and default. */
 export const EXPLAINED: {key: NumberKey; label: string; unit: string; def: number; help: string}[] = [
   {key: 'staleThresholdSec', label: 'Silent for this long counts as hung', unit: 's', def: 300,
     help: 'An agent whose log has not grown for this long is checked: resumed if it can be, otherwise left running and you are told.'},
+  {key: 'busyThresholdSec', label: 'Busy with one tool call for this long counts as hung', unit: 's', def: 1800,
+    help: 'An agent in the middle of a tool call (a long build, a test run) is not judged by its silence until then. 0: never.'},
   {key: 'autoResumeLimit', label: 'Automatic resumes before giving up', unit: '', def: 3,
     help: 'How many times a hung or vanished agent is resumed on its own before it is marked failed. Resuming it yourself resets the count.'},
   {key: 'maxRunning', label: 'Agents running at once', unit: '', def: 0,
@@ -53,11 +55,11 @@ export function SettingsDialog() {
       {!s ? <p className="dialog-body">Loading…</p> : (
         <form className="dialog-body form settings" onSubmit={save}>
           <p className="muted hint">How Shepherd watches the agents of this project. Changes apply at once.</p>
-          {EXPLAINED.map(({key, label, unit, def, help}) => (
+          {EXPLAINED.filter(({key}) => s[key] !== undefined).map(({key, label, unit, def, help}) => (
             <label key={key} className="setting">
               <span className="setting-label">{label}</span>
               <span className="setting-input">
-                <input name={key} inputMode="numeric" value={String(s[key])} aria-describedby={`help-${key}`}
+                <input name={key} inputMode="numeric" value={String(s[key] ?? '')} aria-describedby={`help-${key}`}
                   onChange={(e) => setS({...s, [key]: Number(e.target.value)})}/>
                 {unit && <span className="muted">{unit}</span>}
               </span>
@@ -121,6 +123,16 @@ export function PrefsDialog() {
             Every project. Off (the default), agents keep running when Shepherd closes and are picked up again when it
             comes back.
           </p>
+          {prefs.startAtLogin !== undefined && (
+            <>
+              <label className="check">
+                <input type="checkbox" name="startAtLogin" checked={prefs.startAtLogin}
+                  onChange={(e) => setPrefs({...prefs, startAtLogin: e.target.checked})}/>
+                Start Shepherd hidden when I log in
+              </label>
+              <p className="muted hint">So agents are watched and resumed after a reboot without opening the window. Default: off.</p>
+            </>
+          )}
           {error && <p className="field-error" role="alert">{error}</p>}
           <footer className="dialog-foot">
             <button type="button" onClick={close}>Cancel</button>
