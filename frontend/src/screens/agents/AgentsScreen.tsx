@@ -30,7 +30,7 @@ export function AgentsScreen({project}: {project: Project}) {
   useEffect(() => {
     const id = cursorId ?? agentId
     if (!id) return
-    document.querySelector(`tr[data-agent="${CSS.escape(id)}"]`)?.scrollIntoView({block: 'nearest'})
+    document.querySelector(`tr[data-agent="${CSS.escape(id)}"]`)?.scrollIntoView?.({block: 'nearest'})
   }, [cursorId, agentId, !!selected]) // eslint-disable-line react-hooks/exhaustive-deps
 
   const shown = order.length

@@ -1,5 +1,5 @@
 import {render, screen} from '@testing-library/react'
-import {describe, expect, it} from 'vitest'
+import {describe, expect, it, vi} from 'vitest'
 import {parseStreamLine} from './streamJson'
 import {StreamView} from './StreamView'
 
@@ -36,6 +36,26 @@ describe('stream-json', () => {
     // The word "error" inside a successful result does not make it one.
     const [ok] = parseStreamLine('{"type":"result","subtype":"success","is_error":false,"result":"fixed the error"}')
     expect(ok).toMatchObject({kind: 'result', ok: true})
+  })
+
+  it('marks each run and highlights a search, the current match apart', () => {
+    const run = (n: number, cause: string, prevEnd?: string) => ({n, startedAt: '2026-05-01T12:00:00Z', cause, prevEnd, sessionId: `sess-${n}aaaaaaaa`})
+    const two = [...LOG, ...LOG]
+    const onMatches = vi.fn()
+    render(<StreamView lines={two} search="tests" current={0} onMatches={onMatches}
+      markers={[{run: run(1, 'started by you'), line: 0}, {run: run(2, 'auto-resumed after 5 min 00 s silent', 'silent too long; killed'), line: 5}]}/>)
+    const marks = screen.getAllByRole('separator')
+    expect(marks.map((m) => m.getAttribute('aria-label'))).toEqual([
+      'Run 1 · started by you · session sess-1aa…',
+      'Run 2 · auto-resumed after 5 min 00 s silent · session sess-2aa…',
+    ])
+    expect(marks[1]).toHaveTextContent('the run before: silent too long; killed')
+    // The second marker comes after the first run's result and before the second run's session line.
+    const order = Array.from(document.querySelectorAll('.run-marker, .st-result')).map((e) => e.className.split(' ')[0])
+    expect(order).toEqual(['run-marker', 'st-result', 'run-marker', 'st-result'])
+    expect(onMatches).toHaveBeenLastCalledWith(4)
+    expect(document.querySelectorAll('mark')).toHaveLength(4)
+    expect(document.querySelectorAll('mark.current')).toHaveLength(1)
   })
 
   it('says when there is nothing yet', () => {

@@ -1,0 +1,92 @@
+import {act, fireEvent, render, screen} from '@testing-library/react'
+import {QueryClient, QueryClientProvider} from '@tanstack/react-query'
+import {beforeEach, describe, expect, it, vi} from 'vitest'
+import {api} from '../../api'
+import {useUI} from '../../state/ui'
+import {agent, at} from '../../test/fixtures'
+import {StopAllDialog} from './AgentDialogs'
+import {AgentsScreen} from './AgentsScreen'
+
+vi.mock('../../api', async (orig) => ({
+  ...(await orig<typeof import('../../api')>()),
+  api: {
+    agents: {list: vi.fn(), events: vi.fn(), stop: vi.fn(), start: vi.fn(), stopAll: vi.fn()},
+    logs: {tail: vi.fn(), follow: vi.fn(), unfollow: vi.fn()},
+    settings: {get: vi.fn()},
+    projects: {list: vi.fn()},
+    setTitle: vi.fn(),
+  },
+}))
+
+const project = {id: 'p1', name: 'demo', path: '/src/demo', createdAt: '', loaded: true, agents: 3, running: 1, attention: 1}
+const AGENTS = [
+  agent({id: 'web', projectId: 'p1', status: 'running', startedAt: at(60)}),
+  agent({id: 'bad', projectId: 'p1', status: 'failed', exitReason: 'failed', exitCode: 2, stoppedAt: at(5)}),
+  agent({id: 'loop', projectId: 'p1', status: 'failed', keepAlive: true, desired: 'running', restartFailureCount: 1, nextRestartAt: at(-20)}),
+  agent({id: 'idle', projectId: 'p1'}),
+]
+
+function renderScreen(ui: React.ReactNode = <AgentsScreen project={project}/>) {
+  render(<QueryClientProvider client={new QueryClient()}>{ui}</QueryClientProvider>)
+}
+const key = (k: string, target: Element = document.body) => act(() => {
+  fireEvent.keyDown(target, {key: k})
+})
+
+describe('AgentsScreen', () => {
+  beforeEach(() => {
+    useUI.setState({projectId: 'p1', agentId: null, cursorId: null, dialog: null, filter: '', groups: new Set(), collapsed: new Set()})
+    vi.mocked(api.agents.list).mockResolvedValue(AGENTS)
+    vi.mocked(api.agents.events).mockResolvedValue([])
+    vi.mocked(api.agents.stop).mockResolvedValue(AGENTS[0])
+    vi.mocked(api.logs.tail).mockReturnValue(new Promise(() => {}))
+    vi.mocked(api.logs.unfollow).mockResolvedValue(undefined as never)
+    vi.mocked(api.settings.get).mockReturnValue(new Promise(() => {}))
+    vi.mocked(api.projects.list).mockResolvedValue([project])
+  })
+
+  it('keys: ↓ moves in the order shown (what needs you first), Enter opens, s stops, Esc closes, / filters', async () => {
+    renderScreen()
+    await screen.findByText('web')
+    key('ArrowDown')
+    expect(useUI.getState().cursorId).toBe('bad')
+    key('ArrowDown')
+    key('ArrowDown')
+    expect(useUI.getState().cursorId).toBe('loop')
+    key('ArrowUp')
+    expect(useUI.getState().cursorId).toBe('web')
+    key('Enter')
+    expect(await screen.findByRole('region', {name: 'Agent web'})).toBeInTheDocument()
+    key('s')
+    expect(api.agents.stop).toHaveBeenCalledWith('p1', 'web')
+    key('Escape')
+    expect(screen.queryByRole('region', {name: 'Agent web'})).toBeNull()
+    key('/')
+    expect(document.activeElement).toBe(screen.getByLabelText('Filter agents'))
+    fireEvent.change(screen.getByLabelText('Filter agents'), {target: {value: 'loop'}})
+    expect(document.querySelectorAll('tr[data-agent]')).toHaveLength(1)
+    // Typing in the box is not a command.
+    key('s', screen.getByLabelText('Filter agents'))
+    expect(api.agents.stop).toHaveBeenCalledTimes(1)
+  })
+
+  it('the chips show one group; Stop all counts agents waiting to restart', async () => {
+    renderScreen()
+    await screen.findByText('web')
+    fireEvent.click(screen.getByRole('button', {name: /Needs you/, pressed: false}))
+    expect(Array.from(document.querySelectorAll('tr[data-agent]')).map((r) => r.getAttribute('data-agent'))).toEqual(['bad'])
+    expect(screen.getByRole('button', {name: /^Stop all \(2\)/})).toBeEnabled()
+  })
+
+  it('Stop all asks first, with the count, and says restarts are cancelled', async () => {
+    vi.mocked(api.agents.stopAll).mockResolvedValue([{agentId: 'web'}, {agentId: 'loop'}])
+    useUI.setState({dialog: {kind: 'stopAll'}})
+    renderScreen(<StopAllDialog/>)
+    const dialog = await screen.findByRole('dialog', {name: 'Stop 2 running agents?'})
+    expect(dialog).toHaveTextContent('1 of them is waiting for a keep-alive restart; that restart is cancelled.')
+    expect(api.agents.stopAll).not.toHaveBeenCalled()
+    fireEvent.click(screen.getByRole('button', {name: 'Stop 2'}))
+    await vi.waitFor(() => expect(api.agents.stopAll).toHaveBeenCalledWith('p1'))
+    await vi.waitFor(() => expect(useUI.getState().dialog).toBeNull())
+  })
+})
