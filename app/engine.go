@@ -102,7 +102,7 @@ func (a *App) attach() error {
 func (a *App) followRemote(ctx context.Context, r *api.Remote) {
 	var last uint64
 	for ctx.Err() == nil {
-		err := r.Client().Stream(ctx, "", last, func(ev api.StreamEvent) error {
+		err := r.Client().Stream(ctx, "reveal=true", last, func(ev api.StreamEvent) error {
 			if ev.ID > 0 {
 				last = ev.ID
 			}

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"shepherd/backend/eventbus"
+	"shepherd/backend/secrets"
 	"shepherd/backend/store"
 	"shepherd/backend/supervisor"
 )
@@ -224,14 +225,14 @@ func (h *handler) allProcesses(w http.ResponseWriter, r *http.Request) {
 	if recs == nil {
 		recs = []*store.Record{}
 	}
-	writeJSON(w, http.StatusOK, recs)
+	writeJSON(w, http.StatusOK, reveal(r, recs))
 }
 
 func (h *handler) oneProcess(w http.ResponseWriter, r *http.Request) {
 	p, a := r.PathValue("project"), r.PathValue("agent")
 	for _, rec := range h.eng.AllAgents() {
 		if rec != nil && rec.ProjectID == p && rec.ID == a {
-			writeJSON(w, http.StatusOK, rec)
+			writeJSON(w, http.StatusOK, reveal(r, rec))
 			return
 		}
 	}
@@ -241,7 +242,7 @@ func (h *handler) oneProcess(w http.ResponseWriter, r *http.Request) {
 		writeEngineError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, rec)
+	writeJSON(w, http.StatusOK, reveal(r, rec))
 }
 
 // listProjects answers every project with its state (pause, queue).
@@ -275,7 +276,7 @@ func (h *handler) pauseProject(w http.ResponseWriter, r *http.Request) {
 	if res == nil {
 		res = []supervisor.StopResult{}
 	}
-	writeJSON(w, http.StatusOK, res)
+	writeJSON(w, http.StatusOK, reveal(r, res))
 }
 
 func (h *handler) unpauseProject(w http.ResponseWriter, r *http.Request) {
@@ -304,7 +305,7 @@ func (h *handler) pauseAgent(w http.ResponseWriter, r *http.Request) {
 		writeEngineError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, rec)
+	writeJSON(w, http.StatusOK, reveal(r, rec))
 }
 
 func (h *handler) unpauseAgent(w http.ResponseWriter, r *http.Request) {
@@ -316,7 +317,7 @@ func (h *handler) unpauseAgent(w http.ResponseWriter, r *http.Request) {
 		writeEngineError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, rec)
+	writeJSON(w, http.StatusOK, reveal(r, rec))
 }
 
 func (h *handler) addProject(w http.ResponseWriter, r *http.Request) {
@@ -361,7 +362,7 @@ func (h *handler) listAgents(w http.ResponseWriter, r *http.Request) {
 	if recs == nil {
 		recs = []*store.Record{}
 	}
-	writeJSON(w, http.StatusOK, recs)
+	writeJSON(w, http.StatusOK, reveal(r, recs))
 }
 
 func (h *handler) createAgent(w http.ResponseWriter, r *http.Request) {
@@ -378,7 +379,7 @@ func (h *handler) createAgent(w http.ResponseWriter, r *http.Request) {
 		writeEngineError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, rec)
+	writeJSON(w, http.StatusCreated, reveal(r, rec))
 }
 
 func (h *handler) getAgent(w http.ResponseWriter, r *http.Request) {
@@ -387,7 +388,7 @@ func (h *handler) getAgent(w http.ResponseWriter, r *http.Request) {
 		writeEngineError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, rec)
+	writeJSON(w, http.StatusOK, reveal(r, rec))
 }
 
 func (h *handler) removeAgent(w http.ResponseWriter, r *http.Request) {
@@ -417,7 +418,7 @@ func (h *handler) startAgent(w http.ResponseWriter, r *http.Request) {
 		writeEngineError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, rec)
+	writeJSON(w, http.StatusOK, reveal(r, rec))
 }
 
 func (h *handler) resumeAgent(w http.ResponseWriter, r *http.Request) {
@@ -429,7 +430,7 @@ func (h *handler) resumeAgent(w http.ResponseWriter, r *http.Request) {
 		writeEngineError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, rec)
+	writeJSON(w, http.StatusOK, reveal(r, rec))
 }
 
 func (h *handler) updateAgent(w http.ResponseWriter, r *http.Request) {
@@ -447,7 +448,7 @@ func (h *handler) updateAgent(w http.ResponseWriter, r *http.Request) {
 		writeEngineError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, rec)
+	writeJSON(w, http.StatusOK, reveal(r, rec))
 }
 
 func (h *handler) getSettings(w http.ResponseWriter, r *http.Request) {
@@ -532,7 +533,7 @@ func (h *handler) stopAgent(w http.ResponseWriter, r *http.Request) {
 		writeEngineError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, rec)
+	writeJSON(w, http.StatusOK, reveal(r, rec))
 }
 
 func (h *handler) stopAll(w http.ResponseWriter, r *http.Request) {
@@ -547,7 +548,7 @@ func (h *handler) stopAll(w http.ResponseWriter, r *http.Request) {
 	if res == nil {
 		res = []supervisor.StopResult{}
 	}
-	writeJSON(w, http.StatusOK, res)
+	writeJSON(w, http.StatusOK, reveal(r, res))
 }
 
 func (h *handler) logTail(w http.ResponseWriter, r *http.Request) {
@@ -671,4 +672,31 @@ func boolParam(w http.ResponseWriter, s, name string) (bool, bool) {
 		return false, false
 	}
 	return v, true
+}
+
+// reveal masks the secret environment values of the records in v (a
+// record, a list of them, stop results) unless the request asks for them
+// with ?reveal=true.
+func reveal(r *http.Request, v any) any {
+	if ok, _ := strconv.ParseBool(r.URL.Query().Get("reveal")); ok {
+		return v
+	}
+	switch x := v.(type) {
+	case *store.Record:
+		return secrets.MaskRecord(x)
+	case []*store.Record:
+		out := make([]*store.Record, len(x))
+		for i, rec := range x {
+			out[i] = secrets.MaskRecord(rec)
+		}
+		return out
+	case []supervisor.StopResult:
+		out := make([]supervisor.StopResult, len(x))
+		for i, res := range x {
+			res.Record = secrets.MaskRecord(res.Record)
+			out[i] = res
+		}
+		return out
+	}
+	return v
 }

@@ -45,9 +45,18 @@ func kindOf(err error) error {
 	return err
 }
 
+// call sends one request. The window is the user's own trusted client: it
+// asks for secret values as they are (?reveal=true) and masks them itself.
 func (r *Remote) call(ctx context.Context, method, path string, body, out any) error {
-	_, err := r.c.JSON(ctx, method, path, body, out)
+	_, err := r.c.JSON(ctx, method, withReveal(path), body, out)
 	return kindOf(err)
+}
+
+func withReveal(path string) string {
+	if strings.Contains(path, "?") {
+		return path + "&reveal=true"
+	}
+	return path + "?reveal=true"
 }
 
 func projectPath(p string, rest ...string) string {

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -10,6 +11,8 @@ import (
 
 	"shepherd/backend/eventbus"
 	"shepherd/backend/logfollow"
+	"shepherd/backend/secrets"
+	"shepherd/backend/store"
 )
 
 // DefaultHeartbeat is how often an idle event stream sends a comment line,
@@ -74,6 +77,7 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request) {
 	if project != "" {
 		filter = func(ev eventbus.Event) bool { return ev.ProjectID == project || ev.ProjectID == "" }
 	}
+	revealed, _ := strconv.ParseBool(q.Get("reveal"))
 	sub := h.opts.Bus.Subscribe(after, filter)
 	defer sub.Close()
 
@@ -109,7 +113,7 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request) {
 		case <-r.Context().Done():
 			return
 		case ev := <-sub.C():
-			if !send(ev.ID, ev.Name, ev.Data) {
+			if !send(ev.ID, ev.Name, maskEvent(ev, revealed)) {
 				return
 			}
 		case b := <-logs:
@@ -122,7 +126,7 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request) {
 			for {
 				select {
 				case ev := <-sub.C():
-					if !send(ev.ID, ev.Name, ev.Data) {
+					if !send(ev.ID, ev.Name, maskEvent(ev, revealed)) {
 						return
 					}
 					continue
@@ -140,6 +144,23 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
+}
+
+// maskEvent masks the secret environment values of an agent:state payload
+// (unless revealed).
+func maskEvent(ev eventbus.Event, revealed bool) []byte {
+	if revealed || ev.Name != "agent:state" || !bytes.Contains(ev.Data, []byte(`"env"`)) {
+		return ev.Data
+	}
+	var rec store.Record
+	if json.Unmarshal(ev.Data, &rec) != nil {
+		return ev.Data
+	}
+	b, err := json.Marshal(secrets.MaskRecord(&rec))
+	if err != nil {
+		return ev.Data
+	}
+	return b
 }
 
 func firstNonEmpty(ss ...string) string {

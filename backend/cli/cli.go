@@ -53,6 +53,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		switch strings.TrimLeft(args[0], "-") {
 		case "json":
 			e.json = true
+		case "show-secrets":
+			e.reveal = true
 		case "h", "help":
 			printUsage(stdout)
 			return ExitOK
@@ -60,8 +62,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stdout, "shepherd", Version)
 			return ExitOK
 		default:
-			fmt.Fprintf(stderr, "shepherd: unknown flag %s\n\n", args[0])
-			printUsage(stderr)
+			fmt.Fprintf(stderr, "shepherd: unknown flag %s%s\nRun 'shepherd help' for the commands and flags.\n",
+				args[0], didYouMean(strings.TrimLeft(args[0], "-"), []string{"json", "show-secrets", "help", "version"}, "--"))
 			return ExitUsage
 		}
 		args = args[1:]
@@ -73,8 +75,11 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	name, args := args[0], args[1:]
 	cmd := lookup(name)
 	if cmd == nil {
-		fmt.Fprintf(stderr, "shepherd: unknown command %q\n\n", name)
-		printUsage(stderr)
+		names := make([]string, len(commands))
+		for i, c := range commands {
+			names[i] = c.name
+		}
+		fmt.Fprintf(stderr, "shepherd: unknown command %q%s\nRun 'shepherd help' for the list of commands.\n", name, didYouMean(name, names, ""))
 		return ExitUsage
 	}
 
@@ -107,12 +112,13 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return ExitOK
 }
 
-// errorText is what stderr gets: the engine's message as is
-// ("Process 'x' not found"), otherwise the error.
+// errorText is what stderr gets: the engine's message in the window's words
+// ("Agent 'x' not found"; the API keeps seed 000's "Process …"), otherwise
+// the error.
 func errorText(err error) string {
 	var ae *api.Error
 	if errors.As(err, &ae) {
-		return ae.Message
+		return agentWords.Replace(ae.Message)
 	}
 	if errors.Is(err, context.Canceled) {
 		return "interrupted"
@@ -125,6 +131,7 @@ type env struct {
 	ctx            context.Context
 	stdout, stderr io.Writer
 	json           bool
+	reveal         bool // --show-secrets: environment values as they are
 	client         *api.Client
 }
 
@@ -161,6 +168,13 @@ func (e *env) call(method, path string, body, out any) ([]byte, error) {
 // fetch is call for commands that print a human answer: with --json it
 // prints the raw answer itself and returns human=false, as it does on error.
 func (e *env) fetch(method, path string, body, out any) (human bool, err error) {
+	if e.reveal {
+		if strings.Contains(path, "?") {
+			path += "&reveal=true"
+		} else {
+			path += "?reveal=true"
+		}
+	}
 	raw, err := e.call(method, path, body, out)
 	if err != nil {
 		return false, err
@@ -217,6 +231,7 @@ var commands []*command
 func flagsFor(cmd *command, e *env) (*flag.FlagSet, func(e *env, pos, tail []string) error) {
 	fs := newFlagSet(cmd.name)
 	fs.BoolVar(&e.json, "json", e.json, "print the API's raw JSON instead of a table")
+	fs.BoolVar(&e.reveal, "show-secrets", e.reveal, "print secret environment values (…KEY, …TOKEN, …) instead of masking them")
 	if cmd.setup != nil {
 		return fs, cmd.setup(fs)
 	}
@@ -292,4 +307,48 @@ func flagArgName(name string) string {
 		return "true|false"
 	}
 	return strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+}
+
+// agentWords turns the engine's seed-000 wording into the window's.
+var agentWords = strings.NewReplacer("Process '", "Agent '", "Process is running", "The agent is running",
+	"start process '", "start agent '", "stop process '", "stop agent '")
+
+// didYouMean suggests the closest of names to what was typed, if one is
+// close: ` — did you mean "start"?`.
+func didYouMean(typed string, names []string, prefix string) string {
+	best, bestD := "", 3
+	for _, n := range names {
+		d := editDistance(strings.ToLower(typed), n)
+		if strings.HasPrefix(n, strings.ToLower(typed)) && len(typed) >= 2 {
+			d = min(d, 1)
+		}
+		if d < bestD {
+			best, bestD = n, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(" — did you mean %q?", prefix+best)
+}
+
+// editDistance is the Levenshtein distance of a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }

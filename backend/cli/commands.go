@@ -270,7 +270,7 @@ func (e *env) printRecord(r *store.Record) error {
 		}
 	}
 	row("ID", r.ID)
-	row("Project", r.ProjectID)
+	row("Project", e.projectNames().of(r.ProjectID)+" ("+r.ProjectID+")")
 	row("Name", r.Name)
 	row("Status", statusText(r))
 	if r.Status == "paused" && r.PausedAt != nil {
@@ -677,10 +677,12 @@ func cmdPs(e *env, pos, _ []string) error {
 		fmt.Fprintln(e.stdout, "No agents in the loaded projects.")
 		return nil
 	}
+	names := e.projectNames()
 	tw := e.table()
-	fmt.Fprintln(tw, "PROJECT\tID\tSTATUS\tPID\tEXIT\tREASON\tSTARTED\tLOG")
+	fmt.Fprintln(tw, "PROJECT\tID\tSTATUS\tACTIVITY\tPID\tEXIT\tREASON\tSTARTED\tLOG")
 	for _, r := range recs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ProjectID, r.ID, r.Status, pidText(r.PID),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", names.of(r.ProjectID), r.ID, statusText(r),
+			dash(activityText(r.Activity, time.Now())), pidText(r.PID),
 			exitText(r.ExitCode, r.Signal), dash(string(r.ExitReason)), timeText(r.StartedAt), r.LogPath)
 	}
 	return tw.Flush()
@@ -918,6 +920,29 @@ func setupServe(fs *flag.FlagSet) runFunc {
 }
 
 // --- formatting
+
+// projectNameMap names projects by their id, for tables.
+type projectNameMap map[string]string
+
+func (m projectNameMap) of(id string) string {
+	if n, ok := m[id]; ok && n != "" {
+		return n
+	}
+	return id
+}
+
+// projectNames asks the engine for the names of the known projects (empty
+// when it cannot: the ids are shown then).
+func (e *env) projectNames() projectNameMap {
+	var ps []store.Project
+	m := projectNameMap{}
+	if _, err := e.call(http.MethodGet, "/v1/projects", nil, &ps); err == nil {
+		for _, p := range ps {
+			m[p.ID] = p.Name
+		}
+	}
+	return m
+}
 
 // liveText is a project's live agents and its cap: "3", "2/2".
 func liveText(p supervisor.ProjectView) string {

@@ -101,7 +101,7 @@ func TestEndToEnd(t *testing.T) {
 	if !strings.Contains(out, "Created agent sleeper in project "+pid+" (not_started)") {
 		t.Errorf("create: %q", out)
 	}
-	fails(t, 1, "Process 'sleeper' already exists", "create", "demo", "sleeper", "--", "true")
+	fails(t, 1, "Agent 'sleeper' already exists", "create", "demo", "sleeper", "--", "true")
 	ok(t, "create", dir, "done", "--cwd", "sub", "--", "sh", "-c", "pwd; echo done")
 	ok(t, "create", pid, "bad", "--timeout", "30", "--", "sh", "-c", "echo oops >&2; exit 3")
 	ok(t, "create", "demo", "ticker", "--keep-alive=false", "--profile", "generic",
@@ -122,7 +122,7 @@ func TestEndToEnd(t *testing.T) {
 	fails(t, 2, "--env", "create", "demo", "badenv", "--env", "NOEQUALS", "--", "true")
 	fails(t, 2, "invalid value", "create", "demo", "badgrace", "--grace", "soon", "--", "true")
 	for _, gone := range []string{"blank", "nowhere", "prof", "nocmd", "badenv", "badgrace"} {
-		fails(t, 1, "Process '"+gone+"' not found", "get", "demo", gone)
+		fails(t, 1, "Agent '"+gone+"' not found", "get", "demo", gone)
 	}
 
 	// Malformed requests to the real engine: 400 with a message, and nothing
@@ -140,7 +140,7 @@ func TestEndToEnd(t *testing.T) {
 			t.Errorf("POST %s: %v, want 400 ValidationError saying %q", body, err, msg)
 		}
 	}
-	fails(t, 1, "Process 'm1' not found", "get", "demo", "m1")
+	fails(t, 1, "Agent 'm1' not found", "get", "demo", "m1")
 	if _, err := os.Stat(filepath.Join(p.Data, "projects", pid, "agents", "m1")); !os.IsNotExist(err) {
 		t.Errorf("a malformed create left files behind: %v", err)
 	}
@@ -165,9 +165,9 @@ func TestEndToEnd(t *testing.T) {
 	if !regexp.MustCompile(`^Started sleeper \(pid \d+, running\)`).MatchString(out) {
 		t.Errorf("start: %q", out)
 	}
-	fails(t, 1, "Process 'sleeper' is already running", "start", "demo", "sleeper")
-	fails(t, 1, "Process 'nobody' not found", "start", "demo", "nobody")
-	fails(t, 1, "Failed to start process 'ghost'", "start", "demo", "ghost")
+	fails(t, 1, "Agent 'sleeper' is already running", "start", "demo", "sleeper")
+	fails(t, 1, "Agent 'nobody' not found", "start", "demo", "nobody")
+	fails(t, 1, "Failed to start agent 'ghost'", "start", "demo", "ghost")
 	var started store.Record
 	okJSON(t, &started, "start", "demo", "done")
 	ok(t, "start", "demo", "bad")
@@ -213,7 +213,7 @@ func TestEndToEnd(t *testing.T) {
 		t.Errorf("logs done = %q", out)
 	}
 	fails(t, 2, "invalid value", "logs", "demo", "done", "-n", "-1")
-	fails(t, 1, "Process 'nobody' not found", "logs", "demo", "nobody")
+	fails(t, 1, "Agent 'nobody' not found", "logs", "demo", "nobody")
 
 	// logs -f: the tail, then every new line, none lost, until Ctrl-C.
 	followed := &syncBuf{}
@@ -252,8 +252,8 @@ func TestEndToEnd(t *testing.T) {
 
 	// GET /v1/engine/processes and /v1/engine/processes/{project}/{agent}
 	out = ok(t, "ps")
-	if !regexp.MustCompile(`(?m)^PROJECT\s+ID\s+STATUS\s+PID\s+EXIT\s+REASON\s+STARTED\s+LOG$`).MatchString(out) ||
-		!strings.Contains(out, r.LogPath) {
+	if !regexp.MustCompile(`(?m)^PROJECT\s+ID\s+STATUS\s+ACTIVITY\s+PID\s+EXIT\s+REASON\s+STARTED\s+LOG$`).MatchString(out) ||
+		!regexp.MustCompile(`(?m)^demo\s+sleeper\s+running\s`).MatchString(out) || !strings.Contains(out, r.LogPath) {
 		t.Errorf("ps:\n%s", out)
 	}
 	var procs []store.Record
@@ -274,7 +274,7 @@ func TestEndToEnd(t *testing.T) {
 	if out := ok(t, "ps", "demo", "sleeper"); !strings.Contains(out, "running") {
 		t.Errorf("ps demo sleeper:\n%s", out)
 	}
-	fails(t, 1, "Process 'nobody' not found", "ps", "demo", "nobody")
+	fails(t, 1, "Agent 'nobody' not found", "ps", "demo", "nobody")
 	fails(t, 2, "give both", "ps", "demo")
 
 	// POST …/stop
@@ -286,11 +286,11 @@ func TestEndToEnd(t *testing.T) {
 	if procid.Alive(sleeper.PID) {
 		t.Errorf("sleeper's process %d is alive after stop", sleeper.PID)
 	}
-	fails(t, 1, "Process 'sleeper' is not running", "stop", "demo", "sleeper")
-	fails(t, 1, "Process 'done' is not running", "stop", "demo", "done")
+	fails(t, 1, "Agent 'sleeper' is not running", "stop", "demo", "sleeper")
+	fails(t, 1, "Agent 'done' is not running", "stop", "demo", "done")
 
 	// DELETE …/{agent}
-	fails(t, 1, "Process is running. Stop it before removing.", "rm", "demo", "ticker")
+	fails(t, 1, "The agent is running. Stop it before removing.", "rm", "demo", "ticker")
 	ticker := record(t, "demo", "ticker")
 	if out := ok(t, "rm", "demo", "ticker", "--force"); out != "Removed ticker (its log was kept)\n" {
 		t.Errorf("rm --force: %q", out)
@@ -301,7 +301,7 @@ func TestEndToEnd(t *testing.T) {
 	if _, err := os.Stat(ticker.LogPath); err != nil {
 		t.Errorf("rm without --delete-log lost the log: %v", err)
 	}
-	fails(t, 1, "Process 'ticker' not found", "get", "demo", "ticker")
+	fails(t, 1, "Agent 'ticker' not found", "get", "demo", "ticker")
 	done := record(t, "demo", "done")
 	var removed api.Removed
 	okJSON(t, &removed, "rm", "demo", "done", "--delete-log")
@@ -311,7 +311,7 @@ func TestEndToEnd(t *testing.T) {
 	if _, err := os.Stat(done.LogPath); !os.IsNotExist(err) {
 		t.Errorf("rm --delete-log kept the log: %v", err)
 	}
-	fails(t, 1, "Process 'done' not found", "rm", "demo", "done")
+	fails(t, 1, "Agent 'done' not found", "rm", "demo", "done")
 
 	// POST /v1/projects/{project}/stop-all
 	ok(t, "start", "demo", "sleeper")

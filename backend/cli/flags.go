@@ -41,7 +41,9 @@ func parseArgs(fs *flag.FlagSet, args []string, maxPos int, rest bool) (pos, tai
 			}
 			f := fs.Lookup(name)
 			if f == nil {
-				return nil, nil, usagef("unknown flag %s", a)
+				var names []string
+				fs.VisitAll(func(fl *flag.Flag) { names = append(names, fl.Name) })
+				return nil, nil, usagef("unknown flag %s%s", a, didYouMean(name, names, "--"))
 			}
 			if bf, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && bf.IsBoolFlag() {
 				if !hasValue {

@@ -28,8 +28,8 @@ func TestPauseAndQueueCLI(t *testing.T) {
 		t.Fatalf("projects:\n%s", out)
 	}
 	ok(t, "create", "q", "d", "--", "/bin/sh", "-c", "exit 0")
-	fails(t, 1, "Process 'd' is not running", "pause", "q", "d", "--now")
-	fails(t, 1, "Process 'a' is not paused", "unpause", "q", "a")
+	fails(t, 1, "Agent 'd' is not running", "pause", "q", "d", "--now")
+	fails(t, 1, "Agent 'a' is not paused", "unpause", "q", "a")
 	if out := ok(t, "pause", "q", "--note", "lunch", "--now"); !strings.Contains(out, "1 agent(s) paused") {
 		t.Fatalf("pause: %q", out)
 	}

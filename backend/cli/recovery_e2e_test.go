@@ -39,7 +39,7 @@ func TestSettingsAndResume(t *testing.T) {
 	// Resume: refused without resume args or a session id; with them, the
 	// resume args run with the session id filled in.
 	ok(t, "create", "proj", "plain", "--", "true")
-	fails(t, 1, "Process 'plain' cannot be resumed: it has no resume arguments", "resume", "proj", "plain")
+	fails(t, 1, "Agent 'plain' cannot be resumed: it has no resume arguments", "resume", "proj", "plain")
 	marker := filepath.Join(dir, "resumed-with")
 	ok(t, "create", "proj", "sess", "--profile", "claude-stream-json",
 		"--resume-args", `-c "echo resumed \"$0\" > `+marker+`" {sessionId}`, "--",

@@ -10,6 +10,7 @@ import (
 	"shepherd/backend/lifecycle"
 	"shepherd/backend/loganalysis"
 	"shepherd/backend/logtail"
+	"shepherd/backend/secrets"
 	"shepherd/backend/store"
 )
 
@@ -114,6 +115,7 @@ func (e *Engine) UpdateAgent(projectID string, spec AgentSpec) (*store.Record, e
 	if a.rec.Status.Live() {
 		return nil, newErr(ErrIsRunning, "Process is running. Stop it before editing.")
 	}
+	spec.Env = secrets.Unmask(spec.Env, a.rec.Env) // a masked value sent back means "unchanged"
 	if err := e.update(a, func(r *store.Record) { applySpec(r, spec) }); err != nil {
 		return nil, err
 	}

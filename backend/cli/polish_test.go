@@ -1,0 +1,96 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+
+	"shepherd/backend/api"
+	"shepherd/backend/paths"
+	"shepherd/backend/secrets"
+	"shepherd/backend/store"
+)
+
+// A mistyped verb or flag gets a suggestion, not the whole help.
+func TestDidYouMean(t *testing.T) {
+	r := fails(t, ExitUsage, `unknown command "strat" — did you mean "start"?`, "strat", "p", "a")
+	if strings.Contains(r.stderr, "Commands:") {
+		t.Fatalf("the whole help was printed:\n%s", r.stderr)
+	}
+	fails(t, ExitUsage, `unknown command "lst" — did you mean "ls"?`, "lst")
+	fails(t, ExitUsage, `unknown flag --gracee — did you mean "--grace"?`, "stop", "p", "a", "--gracee", "3")
+	fails(t, ExitUsage, `unknown flag --jsn — did you mean "--json"?`, "--jsn", "projects")
+	if s := didYouMean("zzzzzz", []string{"start", "stop"}, ""); s != "" {
+		t.Fatalf("a far-off word got a suggestion: %q", s)
+	}
+}
+
+// Secret environment values are masked in every output, the JSON and the
+// API included; --show-secrets (?reveal=true) prints them.
+func TestSecretsMasked(t *testing.T) {
+	p := isolate(t)
+	serve(t, p)
+	var proj store.Project
+	okJSON(t, &proj, "add-project", t.TempDir(), "--name", "s")
+	ok(t, "create", "s", "a", "--env", "ANTHROPIC_API_KEY=sk-ant-secret", "--env", "MODEL=opus", "--", "/bin/sh", "-c", "exit 0")
+	for _, args := range [][]string{{"--json", "ls", "s"}, {"--json", "get", "s", "a"}, {"get", "s", "a"}, {"--json", "ps"}} {
+		out := ok(t, args...)
+		if strings.Contains(out, "sk-ant-secret") || !strings.Contains(out, secrets.Masked) || !strings.Contains(out, "opus") {
+			t.Fatalf("%v: secret not masked:\n%s", args, out)
+		}
+	}
+	for _, args := range [][]string{{"--json", "--show-secrets", "get", "s", "a"}, {"get", "s", "a", "--show-secrets"}} {
+		if out := ok(t, args...); !strings.Contains(out, "sk-ant-secret") {
+			t.Fatalf("%v: secret not shown:\n%s", args, out)
+		}
+	}
+	// An edit that sends the mask back keeps the secret.
+	var r store.Record
+	okJSON(t, &r, "get", "s", "a")
+	// (the CLI has no edit verb; the API's PUT is what the window uses)
+	c := clientOf(t, p)
+	if _, err := c.JSON(t.Context(), "PUT", "/v1/projects/"+proj.ID+"/agents/a",
+		map[string]any{"command": "/bin/sh", "args": []string{"-c", "exit 0"}, "env": r.Env}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if out := ok(t, "get", "s", "a", "--show-secrets"); !strings.Contains(out, "sk-ant-secret") {
+		t.Fatalf("the masked value was saved over the secret:\n%s", out)
+	}
+}
+
+// Human output says "agent", as the window does; the API keeps seed 000's
+// names.
+func TestAgentWords(t *testing.T) {
+	p := isolate(t)
+	serve(t, p)
+	ok(t, "add-project", t.TempDir(), "--name", "w")
+	fails(t, ExitError, "Agent 'nope' not found", "start", "w", "nope")
+	c := clientOf(t, p)
+	_, err := c.Do(t.Context(), "POST", "/v1/projects/"+resolve(t, "w")+"/agents/nope/start", nil)
+	if err == nil || !strings.Contains(err.Error(), "Process 'nope' not found") {
+		t.Fatalf("the API's own message: %v", err)
+	}
+}
+
+// clientOf is an API client of the engine the test serves.
+func clientOf(t *testing.T, p paths.Paths) *api.Client {
+	t.Helper()
+	info, err := api.ReadEngineInfo(p.EngineFile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return api.NewClient(info)
+}
+
+// resolve is a project's id by its name.
+func resolve(t *testing.T, name string) string {
+	t.Helper()
+	var ps []store.Project
+	okJSON(t, &ps, "projects")
+	for _, p := range ps {
+		if p.Name == name {
+			return p.ID
+		}
+	}
+	t.Fatalf("no project %q", name)
+	return ""
+}
