@@ -230,7 +230,7 @@ test('the Claude Code preset with a prompt runs the fixture; runs are marked; a 
   await dialog.getByRole('button', {name: 'Create and start'}).click()
   await dialog.waitFor({state: 'detached'})
   await page.locator('tbody[data-group="attention"] tr[data-agent="missing-cli"]').waitFor()
-  await row('missing-cli').getByText(/Failed to start/).waitFor()
+  await row('missing-cli').getByText(/could not start: claude-not-installed not found on PATH/).waitFor()
   await page.locator('section.detail .start-error', {hasText: /Failed to start/}).waitFor()
 
   dialog = await openNewAgent()
