@@ -24,13 +24,19 @@ func BootID() (string, error) {
 }
 
 // stat returns the state letter and the process group of pid from
-// /proc/<pid>/stat (the command name may hold spaces and parentheses, so the
-// fields are read after its last ')').
+// /proc/<pid>/stat.
 func stat(pid int) (state byte, pgrp int, ok bool) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return 0, 0, false
 	}
+	return parseStat(b)
+}
+
+// parseStat reads the state letter and the process group from the contents
+// of /proc/<pid>/stat. The command name may hold spaces and parentheses, so
+// the fields are read after its last ')'.
+func parseStat(b []byte) (state byte, pgrp int, ok bool) {
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 || i+2 >= len(b) {
 		return 0, 0, false

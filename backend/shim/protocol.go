@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"time"
@@ -61,7 +62,8 @@ func decodeOne(b []byte, v any, what string) error {
 	if err := dec.Decode(v); err != nil {
 		return fmt.Errorf("%s is not valid JSON: %w", what, err)
 	}
-	if dec.More() {
+	// Not dec.More: it reports no more data before a stray '}' or ']'.
+	if _, err := dec.Token(); err != io.EOF {
 		return fmt.Errorf("%s has data after its JSON value", what)
 	}
 	return nil

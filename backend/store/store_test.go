@@ -74,15 +74,3 @@ func TestProjectIDStable(t *testing.T) {
 		t.Fatalf("id %q", a)
 	}
 }
-
-func FuzzParseRecord(f *testing.F) {
-	f.Add([]byte(`{"id":"a","command":"x","status":"running","pid":1,"exitCode":3}`))
-	f.Add([]byte(`{"id":"a","command":"x","status":"running","env":{"a":"b"},"staleCheck":true}`))
-	f.Add([]byte(`nul`))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		r, err := ParseRecord(b)
-		if err == nil && (r.ID == "" || r.Command == "" || r.Status == "") {
-			t.Fatalf("accepted an incomplete record: %+v", r)
-		}
-	})
-}
