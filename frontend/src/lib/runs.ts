@@ -78,7 +78,7 @@ export function runsFromEvents(events: readonly EngineEvent[], agentId?: string,
 /** "Run 3 · auto-resumed after 5 min silent · session 5f0c…" */
 export function runTitle(r: Run): string {
   const parts = [`Run ${r.n}`, r.cause]
-  if (r.sessionId) parts.push(`session ${r.sessionId.slice(0, 8)}…`)
+  if (r.sessionId) parts.push(`session ${r.sessionId.length > 8 ? `${r.sessionId.slice(0, 8)}…` : r.sessionId}`)
   return parts.join(' · ')
 }
 

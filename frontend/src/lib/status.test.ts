@@ -61,7 +61,7 @@ describe('activityText and start errors', () => {
   })
   it('a start error stays on the row', () => {
     const v = statusView(agent({status: 'not_started', error: "Failed to start process 'c': not found"}))
-    expect(v).toMatchObject({tone: 'bad', label: 'not started', detail: "Failed to start process 'c': not found"})
+    expect(v).toMatchObject({tone: 'bad', label: 'could not start', detail: "Failed to start process 'c': not found"})
   })
   it('a queued agent says its place', () => {
     expect(statusView(agent({status: 'queued', queuePosition: 2}))).toMatchObject({label: 'queued', detail: '#2 in the queue'})
@@ -71,7 +71,8 @@ describe('activityText and start errors', () => {
 describe('briefDetail', () => {
   it('trims the engine’s long sentences for a row', () => {
     expect(briefDetail('Process exited with code 3')).toBe('exit code 3')
-    expect(briefDetail(`Failed to start process 'c': exec: "claude": executable file not found in $PATH`)).toBe('could not start: claude not found on PATH')
+    expect(briefDetail(`Failed to start process 'c': exec: "claude": executable file not found in $PATH`)).toBe('claude not found on PATH')
+    expect(briefDetail('exit code 0')).toBe('')
     expect(briefDetail('stopped by user')).toBe('stopped by user')
   })
 })

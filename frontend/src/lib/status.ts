@@ -47,7 +47,7 @@ export function statusView(a: Agent): StatusView {
   }
   // A start that failed keeps the status it had, with the error, until the next start.
   if (a.error && ['not_started', 'stopped', 'completed', 'paused'].includes(a.status)) {
-    return {icon: '✖', tone: 'bad', label, detail: a.error}
+    return {icon: '✖', tone: 'bad', label: 'could not start', detail: a.error}
   }
   switch (a.status) {
     case 'queued':
@@ -118,6 +118,7 @@ export function briefDetail(detail?: string): string | undefined {
   if (!detail) return detail
   return detail
     .replace(/^Process exited with code (-?\d+)$/, 'exit code $1')
-    .replace(/^Failed to start process '[^']*': /, 'could not start: ')
+    .replace(/^exit code 0$/, '')
+    .replace(/^Failed to start process '[^']*': /, '')
     .replace(/exec: "([^"]+)": executable file not found in \$PATH/, '$1 not found on PATH')
 }

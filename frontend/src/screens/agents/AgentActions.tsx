@@ -30,7 +30,7 @@ export interface Op {
   run: () => void
 }
 
-const sid = (a: Agent) => (a.sessionId ? `${a.sessionId.slice(0, 8)}…` : '')
+const sid = (a: Agent) => (!a.sessionId ? '' : a.sessionId.length > 8 ? `${a.sessionId.slice(0, 8)}…` : a.sessionId)
 
 /** What can be done to an agent now, the primary one first. */
 export function useAgentOps(agent: Agent): Op[] {
