@@ -49,6 +49,8 @@ func init() {
 			minPos: 1, maxPos: 2, setup: setupPause},
 		{name: "unpause", args: "P [A]", summary: "resume a paused project (its paused agents go through the queue) or one paused agent",
 			minPos: 1, maxPos: 2, run: cmdUnpause},
+		{name: "mcp", args: "[install [--print]]", summary: "the MCP server on stdio, for coding agents to run and watch their processes through Shepherd; install adds it to Claude Code's .mcp.json here",
+			maxPos: 1, setup: setupMCP},
 		{name: "quit", summary: "ask the running engine (window or serve) to quit; agents keep running unless the stop-on-quit preference is on",
 			maxPos: 0, run: cmdQuit},
 		{name: "ps", args: "[P A]", summary: "the dashboard: every agent of every loaded project, with its log file (or one agent)",

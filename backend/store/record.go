@@ -80,8 +80,12 @@ type Record struct {
 	QueuedAction string           `json:"queuedAction,omitempty"`
 	QueuedFrom   lifecycle.Status `json:"queuedFrom,omitempty"`
 	StaleCheck   *bool            `json:"staleCheck,omitempty"`
-	Stale        bool             `json:"stale,omitempty"` // silent past the threshold and left running
-	LogPath      string           `json:"logPath"`
+	// Parent is the agent that created this one through the MCP server;
+	// StopWithParent (nil: true) stops it when the parent is removed.
+	Parent         string `json:"parent,omitempty"`
+	StopWithParent *bool  `json:"stopWithParent,omitempty"`
+	Stale          bool   `json:"stale,omitempty"` // silent past the threshold and left running
+	LogPath        string `json:"logPath"`
 
 	// Activity is what a running agent is doing, as the engine sees it now.
 	// It is computed, never stored: a record on disk has none.
@@ -129,6 +133,7 @@ func (r *Record) Clone() *Record {
 	c.NextRestartAt = clonePtr(r.NextRestartAt)
 	c.PausedAt = clonePtr(r.PausedAt)
 	c.StaleCheck = clonePtr(r.StaleCheck)
+	c.StopWithParent = clonePtr(r.StopWithParent)
 	if r.Activity != nil {
 		act := *r.Activity
 		act.Since, act.ToolSince = clonePtr(act.Since), clonePtr(act.ToolSince)

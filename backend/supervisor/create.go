@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"shepherd/backend/lifecycle"
 	"shepherd/backend/loganalysis"
@@ -59,6 +60,14 @@ func validateSpec(p *project, spec *AgentSpec) error {
 			return newErr(ErrValidation, "agent '%s': environment variable name %q is not valid", spec.ID, k)
 		}
 	}
+	if spec.Parent != "" {
+		if err := store.ValidID(spec.Parent); err != nil {
+			return newErr(ErrValidation, "agent '%s': parent %v", spec.ID, err)
+		}
+		if spec.Parent == spec.ID {
+			return newErr(ErrValidation, "agent '%s' cannot be its own parent", spec.ID)
+		}
+	}
 	return nil
 }
 
@@ -69,6 +78,7 @@ func applySpec(r *store.Record, spec AgentSpec) {
 	r.CompletionPattern, r.ErrorPattern = spec.CompletionPattern, spec.ErrorPattern
 	r.KeepAlive, r.AutoStartOnRestore = spec.KeepAlive, spec.AutoStartOnRestore
 	r.TimeoutSec, r.GraceSec, r.StaleCheck = spec.TimeoutSec, spec.GraceSec, spec.StaleCheck
+	r.Parent, r.StopWithParent = spec.Parent, spec.StopWithParent
 }
 
 // CreateAgent validates spec and writes a new not_started record. Nothing is
@@ -135,10 +145,11 @@ func (e *Engine) RemoveAgent(ctx context.Context, projectID, agentID string, for
 	a.mu.Lock()
 	live := a.rec.Status.Live()
 	a.mu.Unlock()
+	if live && !force {
+		return newErr(ErrIsRunning, "Process is running. Stop it before removing.")
+	}
+	e.stopChildren(ctx, p, agentID)
 	if live {
-		if !force {
-			return newErr(ErrIsRunning, "Process is running. Stop it before removing.")
-		}
 		if _, err := e.stop(ctx, a, nil, e.clock.Now()); err != nil && !isKind(err, ErrNotRunning) {
 			return err
 		}
@@ -169,6 +180,36 @@ func (e *Engine) RemoveAgent(ctx context.Context, projectID, agentID string, for
 	e.log.Info().Str("project", projectID).Str("agent", agentID).Bool("logDeleted", deleteLog).Msg("agent removed")
 	e.emit(EventAgentRemoved, AgentRef{ProjectID: projectID, AgentID: agentID})
 	return nil
+}
+
+// stopChildren stops the agents a parent created through the MCP server
+// (those that asked to be stopped with it, the default), before the parent
+// is removed.
+func (e *Engine) stopChildren(ctx context.Context, p *project, parentID string) {
+	var kids []*agent
+	for _, k := range p.list() {
+		k.mu.Lock()
+		if k.rec.Parent == parentID && (k.rec.StopWithParent == nil || *k.rec.StopWithParent) &&
+			(k.rec.Status.Live() || k.rec.Status == lifecycle.Queued || k.restartTimer != nil) {
+			kids = append(kids, k)
+		}
+		k.mu.Unlock()
+	}
+	var wg sync.WaitGroup
+	for _, k := range kids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := e.stop(ctx, k, nil, e.clock.Now()); err != nil && !isKind(err, ErrNotRunning) {
+				e.log.Warn().Err(err).Str("agent", k.id()).Str("parent", parentID).Msg("cannot stop a child of a removed agent")
+			}
+		}()
+	}
+	wg.Wait()
+	if len(kids) > 0 {
+		e.appendEvent(p.info.ID, store.Event{Time: e.clock.Now().UTC(), Event: "children:stopped", AgentID: parentID,
+			Data: map[string]any{"children": len(kids)}})
+	}
 }
 
 // LogTail returns the last n lines of an agent's log (n <= 0: 1000).

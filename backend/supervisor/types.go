@@ -42,6 +42,11 @@ type AgentSpec struct {
 	TimeoutSec         int               `json:"timeoutSec,omitempty"`
 	GraceSec           int               `json:"graceSec,omitempty"` // 0: default 10
 	StaleCheck         *bool             `json:"staleCheck,omitempty"`
+	// Parent is the agent that created this one through the MCP server (its
+	// id in the same project); StopWithParent (default true) stops this one
+	// when the parent is removed.
+	Parent         string `json:"parent,omitempty"`
+	StopWithParent *bool  `json:"stopWithParent,omitempty"`
 }
 
 // Outcome names of a sync, as counted in SyncSummary.Counts.

@@ -1,0 +1,91 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"shepherd/backend/api"
+	"shepherd/backend/mcpserver"
+	"shepherd/backend/paths"
+)
+
+// setupMCP is `shepherd mcp` (the MCP server on stdio) and `shepherd mcp
+// install` (add it to Claude Code's configuration of the current folder).
+func setupMCP(fs *flag.FlagSet) runFunc {
+	print := fs.Bool("print", false, "install: print the configuration and the claude command instead of writing .mcp.json")
+	return func(e *env, pos, _ []string) error {
+		if len(pos) == 1 {
+			if pos[0] != "install" {
+				return usagef("mcp: unknown subcommand %q%s (use: shepherd mcp, or shepherd mcp install)", pos[0], didYouMean(pos[0], []string{"install"}, ""))
+			}
+			return e.mcpInstall(*print)
+		}
+		return e.serveMCP()
+	}
+}
+
+func (e *env) mcpInstall(printOnly bool) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	if r, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = r
+	}
+	if printOnly {
+		fmt.Fprintf(e.stdout, "Add this to .mcp.json in your project:\n\n{\n  \"mcpServers\": {\n    \"shepherd\": {\"type\": \"stdio\", \"command\": %q, \"args\": [\"mcp\"]}\n  }\n}\n\nor run:\n\n  %s\n",
+			exe, mcpserver.ClaudeCommand(exe))
+		return nil
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	path, err := mcpserver.Install(dir, exe)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "Added Shepherd to %s: Claude Code started in this folder can now run and watch its processes through Shepherd.\n(The same, by hand: %s)\n",
+		path, mcpserver.ClaudeCommand(exe))
+	return nil
+}
+
+// serveMCP runs the MCP server on stdin/stdout until the client leaves. It
+// talks to the running engine; with none, it starts one for the session
+// (and says so on stderr; the agents it starts outlive it, as always).
+func (e *env) serveMCP() error {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	cfg := mcpserver.Config{Cwd: cwd, Version: Version,
+		Caller: mcpserver.Caller{ProjectID: os.Getenv("SHEPHERD_PROJECT_ID"), AgentID: os.Getenv("SHEPHERD_AGENT_ID")}}
+	if info, err := api.ReadEngineInfo(paths.Default().EngineFile()); err == nil {
+		r := api.NewRemote(info)
+		if _, err := r.Status(e.ctx); err == nil {
+			cfg.Engine = r
+		}
+	}
+	if cfg.Engine == nil {
+		h, err := Start(e.ctx, ServeOptions{Console: e.stderr})
+		if err != nil {
+			cfg.EngineErr = err
+			fmt.Fprintf(e.stderr, "shepherd mcp: no engine is running and none could be started: %v\n", err)
+		} else {
+			defer h.Close()
+			cfg.Engine = api.NewRemote(h.Info)
+			fmt.Fprintf(e.stderr, "shepherd mcp: no engine was running; started one (pid %d) for this session — the app or `shepherd serve` can take over later\n", h.Info.PID)
+		}
+	}
+	err = mcpserver.New(cfg).Run(e.ctx, &mcp.StdioTransport{})
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
