@@ -329,7 +329,7 @@ func TestInstall(t *testing.T) {
 	b, _ := os.ReadFile(path)
 	var doc struct {
 		MCPServers map[string]mcpserver.ServerEntry `json:"mcpServers"`
-		Extra      int                    `json:"extra"`
+		Extra      int                              `json:"extra"`
 	}
 	if err := json.Unmarshal(b, &doc); err != nil {
 		t.Fatal(err)
