@@ -26,10 +26,7 @@ func main() {
 	if len(os.Args) > 1 && !hidden {
 		os.Exit(cli.Run(os.Args[1:]))
 	}
-	if msg := app.NoDisplay(); msg != "" {
-		fmt.Fprintln(os.Stderr, msg)
-		os.Exit(1)
-	}
+	checkDisplay()
 
 	// One version for the window and the engine: set it with
 	// -ldflags "-X shepherd/backend/cli.Version=…".

@@ -29,6 +29,14 @@ type ProjectInfo struct {
 	Agents    int  `json:"agents"`
 	Running   int  `json:"running"`
 	Attention int  `json:"attention"`
+	// The pause and the run queue (SPEC "Pause and resume").
+	Paused       bool       `json:"paused"`
+	PausedAt     *time.Time `json:"pausedAt,omitempty"`
+	PauseNote    string     `json:"pauseNote,omitempty"`
+	PauseProblem string     `json:"pauseProblem,omitempty"`
+	Live         int        `json:"live"`
+	Queued       int        `json:"queued"`
+	MaxRunning   int        `json:"maxRunning"`
 }
 
 // NeedsAttention tells whether an agent's state wants a look: it failed,
@@ -52,10 +60,12 @@ func (s *ProjectService) List() ([]ProjectInfo, error) {
 		byProject[r.ProjectID] = append(byProject[r.ProjectID], r)
 	}
 	out := []ProjectInfo{}
-	for _, p := range e.Projects() {
-		info := ProjectInfo{Project: p}
+	for _, v := range e.ProjectViews() {
+		info := ProjectInfo{Project: v.Project, Paused: v.Paused, PausedAt: v.PausedAt, PauseNote: v.PauseNote,
+			PauseProblem: v.PauseProblem, Live: v.Live, Queued: v.Queued, MaxRunning: v.MaxRunning}
+		p := v.Project
 		recs, ok := byProject[p.ID]
-		info.Loaded = ok || s.a.selectedProject() == p.ID
+		info.Loaded = ok || v.Loaded || s.a.selectedProject() == p.ID
 		for _, r := range recs {
 			info.Agents++
 			if r.Status.Live() {
@@ -111,6 +121,27 @@ func (s *ProjectService) Remove(projectID string, force bool) error {
 	}
 	s.a.Logs.unfollowProject(projectID)
 	return e.RemoveProject(context.Background(), projectID, force)
+}
+
+// Pause pauses a project: nothing of it starts, and its running agents are
+// paused (each at a safe point unless now). It returns once they are.
+func (s *ProjectService) Pause(projectID, note string, now bool) ([]StopResult, error) {
+	e, err := s.a.engine()
+	if err != nil {
+		return nil, err
+	}
+	res, err := e.PauseProject(context.Background(), projectID, note, now)
+	return stopResults(res), err
+}
+
+// Unpause resumes a paused project: its paused agents go through the queue
+// in the order they were paused.
+func (s *ProjectService) Unpause(projectID string) error {
+	e, err := s.a.engine()
+	if err != nil {
+		return err
+	}
+	return e.UnpauseProject(context.Background(), projectID)
 }
 
 // Select makes a project the selected one and runs its load-time sync.
@@ -247,11 +278,35 @@ func (s *AgentService) StopAll(projectID string) ([]StopResult, error) {
 		return nil, err
 	}
 	res, err := e.StopAll(context.Background(), projectID)
+	return stopResults(res), err
+}
+
+func stopResults(res []supervisor.StopResult) []StopResult {
 	out := make([]StopResult, len(res))
 	for i, r := range res {
 		out[i] = StopResult{AgentID: r.AgentID, Record: (*Agent)(r.Record), Error: r.Error}
 	}
-	return out, err
+	return out
+}
+
+// Pause pauses one agent: a running one at a safe point (unless now), its
+// session kept; a queued one leaves the queue.
+func (s *AgentService) Pause(projectID, agentID string, now bool, note string) (*Agent, error) {
+	e, err := s.a.engine()
+	if err != nil {
+		return nil, err
+	}
+	return agentOf(e.PauseAgent(context.Background(), projectID, agentID, now, note))
+}
+
+// Unpause resumes a paused agent (its session when it is resumable), through
+// the queue.
+func (s *AgentService) Unpause(projectID, agentID string) (*Agent, error) {
+	e, err := s.a.engine()
+	if err != nil {
+		return nil, err
+	}
+	return agentOf(e.UnpauseAgent(context.Background(), projectID, agentID))
 }
 
 // Events returns the last limit entries of the project's events.jsonl that

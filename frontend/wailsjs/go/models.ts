@@ -25,7 +25,9 @@ export namespace app {
 	    pid?: number;
 	    processStartTime?: number;
 	    shimPid?: number;
+	    shimStartTime?: number;
 	    bootId?: string;
+	    previousStatus?: string;
 	    desired: string;
 	    attached: boolean;
 	    // Go type: time
@@ -44,17 +46,25 @@ export namespace app {
 	    resumeCount: number;
 	    // Go type: time
 	    pausedAt?: any;
+	    pauseNote?: string;
+	    pausedWithProject?: boolean;
+	    queueSeq?: number;
+	    queuedAction?: string;
+	    queuedFrom?: string;
 	    staleCheck?: boolean;
+	    parent?: string;
+	    stopWithParent?: boolean;
 	    stale?: boolean;
 	    logPath: string;
+	    activity?: store.Activity;
+	    queuePosition?: number;
 	}
 	export interface EngineStatus {
+	    state: string;
 	    url: string;
 	    pid: number;
 	    dataDir: string;
-	}
-	export interface Prefs {
-	    stopAgentsOnQuit: boolean;
+	    message?: string;
 	}
 	export interface ProjectInfo {
 	    id: string;
@@ -66,6 +76,14 @@ export namespace app {
 	    agents: number;
 	    running: number;
 	    attention: number;
+	    paused: boolean;
+	    // Go type: time
+	    pausedAt?: any;
+	    pauseNote?: string;
+	    pauseProblem?: string;
+	    live: number;
+	    queued: number;
+	    maxRunning: number;
 	}
 	export interface StopResult {
 	    agentId: string;
@@ -84,8 +102,25 @@ export namespace logfollow {
 
 }
 
+export namespace prefs {
+	
+	export interface Prefs {
+	    stopAgentsOnQuit: boolean;
+	    startAtLogin: boolean;
+	}
+
+}
+
 export namespace store {
 	
+	export interface Activity {
+	    state: string;
+	    // Go type: time
+	    since?: any;
+	    tool?: string;
+	    // Go type: time
+	    toolSince?: any;
+	}
 	export interface Event {
 	    // Go type: time
 	    time: any;
@@ -132,6 +167,8 @@ export namespace supervisor {
 	    timeoutSec?: number;
 	    graceSec?: number;
 	    staleCheck?: boolean;
+	    parent?: string;
+	    stopWithParent?: boolean;
 	}
 	export interface CorruptRecord {
 	    agentId: string;
@@ -142,9 +179,11 @@ export namespace supervisor {
 	    watchdogIntervalSec: number;
 	    staleCheckIntervalSec: number;
 	    staleThresholdSec: number;
+	    busyThresholdSec: number;
 	    resultGraceSec: number;
 	    autoResumeLimit: number;
 	    pausedExpiryDays: number;
+	    safePointWaitSec: number;
 	    maxRunning: number;
 	    notifyNative: boolean;
 	    notifyCompletion: boolean;

@@ -14,6 +14,8 @@ export function List(arg1:string):Promise<Array<app.Agent>>;
 
 export function LookPath(arg1:string,arg2:string):Promise<string>;
 
+export function Pause(arg1:string,arg2:string,arg3:boolean,arg4:string):Promise<app.Agent>;
+
 export function Remove(arg1:string,arg2:string,arg3:boolean,arg4:boolean):Promise<void>;
 
 export function Resume(arg1:string,arg2:string):Promise<app.Agent>;
@@ -23,5 +25,7 @@ export function Start(arg1:string,arg2:string):Promise<app.Agent>;
 export function Stop(arg1:string,arg2:string,arg3:number):Promise<app.Agent>;
 
 export function StopAll(arg1:string):Promise<Array<app.StopResult>>;
+
+export function Unpause(arg1:string,arg2:string):Promise<app.Agent>;
 
 export function Update(arg1:string,arg2:supervisor.AgentSpec):Promise<app.Agent>;

@@ -22,6 +22,10 @@ export function LookPath(arg1, arg2) {
   return window['go']['app']['AgentService']['LookPath'](arg1, arg2);
 }
 
+export function Pause(arg1, arg2, arg3, arg4) {
+  return window['go']['app']['AgentService']['Pause'](arg1, arg2, arg3, arg4);
+}
+
 export function Remove(arg1, arg2, arg3, arg4) {
   return window['go']['app']['AgentService']['Remove'](arg1, arg2, arg3, arg4);
 }
@@ -40,6 +44,10 @@ export function Stop(arg1, arg2, arg3) {
 
 export function StopAll(arg1) {
   return window['go']['app']['AgentService']['StopAll'](arg1);
+}
+
+export function Unpause(arg1, arg2) {
+  return window['go']['app']['AgentService']['Unpause'](arg1, arg2);
 }
 
 export function Update(arg1, arg2) {

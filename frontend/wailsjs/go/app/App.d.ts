@@ -4,4 +4,10 @@ import {app} from '../models';
 
 export function Engine():Promise<app.EngineStatus>;
 
+export function Quit():Promise<void>;
+
+export function Show():Promise<void>;
+
+export function StartEngine():Promise<app.EngineStatus>;
+
 export function Version():Promise<string>;

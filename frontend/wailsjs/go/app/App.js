@@ -6,6 +6,18 @@ export function Engine() {
   return window['go']['app']['App']['Engine']();
 }
 
+export function Quit() {
+  return window['go']['app']['App']['Quit']();
+}
+
+export function Show() {
+  return window['go']['app']['App']['Show']();
+}
+
+export function StartEngine() {
+  return window['go']['app']['App']['StartEngine']();
+}
+
 export function Version() {
   return window['go']['app']['App']['Version']();
 }

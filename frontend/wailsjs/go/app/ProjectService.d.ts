@@ -8,6 +8,8 @@ export function Add(arg1:string,arg2:string):Promise<store.Project>;
 
 export function List():Promise<Array<app.ProjectInfo>>;
 
+export function Pause(arg1:string,arg2:string,arg3:boolean):Promise<Array<app.StopResult>>;
+
 export function PickFolder(arg1:string):Promise<string>;
 
 export function Remove(arg1:string,arg2:boolean):Promise<void>;
@@ -15,3 +17,5 @@ export function Remove(arg1:string,arg2:boolean):Promise<void>;
 export function Rename(arg1:string,arg2:string):Promise<store.Project>;
 
 export function Select(arg1:string):Promise<supervisor.SyncSummary>;
+
+export function Unpause(arg1:string):Promise<void>;

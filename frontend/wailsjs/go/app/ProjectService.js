@@ -10,6 +10,10 @@ export function List() {
   return window['go']['app']['ProjectService']['List']();
 }
 
+export function Pause(arg1, arg2, arg3) {
+  return window['go']['app']['ProjectService']['Pause'](arg1, arg2, arg3);
+}
+
 export function PickFolder(arg1) {
   return window['go']['app']['ProjectService']['PickFolder'](arg1);
 }
@@ -24,4 +28,8 @@ export function Rename(arg1, arg2) {
 
 export function Select(arg1) {
   return window['go']['app']['ProjectService']['Select'](arg1);
+}
+
+export function Unpause(arg1) {
+  return window['go']['app']['ProjectService']['Unpause'](arg1);
 }
