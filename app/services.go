@@ -37,6 +37,9 @@ type ProjectInfo struct {
 	Live         int        `json:"live"`
 	Queued       int        `json:"queued"`
 	MaxRunning   int        `json:"maxRunning"`
+	// FolderMissing says why the project's folder cannot be used (it was
+	// moved or deleted); its agents are still supervised.
+	FolderMissing string `json:"folderMissing,omitempty"`
 }
 
 // NeedsAttention tells whether an agent's state wants a look: it failed,
@@ -62,7 +65,7 @@ func (s *ProjectService) List() ([]ProjectInfo, error) {
 	out := []ProjectInfo{}
 	for _, v := range e.ProjectViews() {
 		info := ProjectInfo{Project: v.Project, Paused: v.Paused, PausedAt: v.PausedAt, PauseNote: v.PauseNote,
-			PauseProblem: v.PauseProblem, Live: v.Live, Queued: v.Queued, MaxRunning: v.MaxRunning}
+			PauseProblem: v.PauseProblem, Live: v.Live, Queued: v.Queued, MaxRunning: v.MaxRunning, FolderMissing: v.FolderMissing}
 		p := v.Project
 		recs, ok := byProject[p.ID]
 		info.Loaded = ok || v.Loaded || s.a.selectedProject() == p.ID

@@ -956,6 +956,9 @@ func liveText(p supervisor.ProjectView) string {
 
 // pauseText says whether a project is paused, since when and why.
 func pauseText(p supervisor.ProjectView) string {
+	if p.FolderMissing != "" {
+		return "folder missing"
+	}
 	if !p.Paused {
 		return "active"
 	}

@@ -453,6 +453,10 @@ type ProjectView struct {
 	Queued       int        `json:"queued"`
 	MaxRunning   int        `json:"maxRunning"`
 	Loaded       bool       `json:"loaded"`
+	// FolderMissing: the project's folder is gone (moved, deleted, an
+	// unmounted disk). Its agents are still supervised by their records; the
+	// project is flagged, never dropped.
+	FolderMissing string `json:"folderMissing,omitempty"`
 }
 
 func (e *Engine) view(p *project) ProjectView {
@@ -463,6 +467,9 @@ func (e *Engine) view(p *project) ProjectView {
 	if p.pause.paused {
 		at := p.pause.at
 		v.PausedAt = &at
+	}
+	if err := checkDir(p.info.Path); err != nil {
+		v.FolderMissing = err.Error()
 	}
 	return v
 }

@@ -290,3 +290,30 @@ func TestPauseSignalFile(t *testing.T) {
 	os.RemoveAll(sig)
 	h.waitStatus("a", lifecycle.Running, 5*time.Second)
 }
+
+// A project whose folder vanishes while it is watched is flagged, not
+// dropped: its agents go on being supervised.
+func TestProjectFolderVanishes(t *testing.T) {
+	h := newHarness(t)
+	h.create(withID("a", sh("exec sleep 300")))
+	r := h.start("a")
+	if err := os.RemoveAll(h.project.Path); err != nil {
+		t.Fatal(err)
+	}
+	v, err := h.e.ProjectState(h.project.ID)
+	if err != nil || !strings.Contains(v.FolderMissing, "does not exist") {
+		t.Fatalf("view: %+v %v", v, err)
+	}
+	if err := h.e.WatchdogNow(h.project.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.get("a"); got.Status != lifecycle.Running || got.PID != r.PID {
+		t.Fatalf("agent after its folder vanished: %s", got.Status)
+	}
+	if _, err := h.e.StopAgent(context.Background(), h.project.ID, "a", nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.e.ProjectViews()) != 1 {
+		t.Fatal("the project was dropped")
+	}
+}
