@@ -255,6 +255,33 @@ func (b *bench) sseLatency() {
 	}
 	med, mx := median(ds)
 	fmt.Printf("event to client over SSE, 100 events: median %s, max %s\n", med.Round(time.Microsecond), mx.Round(time.Microsecond))
+
+	// 100 idle stream clients: what they cost the engine.
+	var wg sync.WaitGroup
+	connected := make(chan struct{}, 100)
+	for i := 0; i < 100; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := api.NewClient(h.Info)
+			_ = c.Stream(ctx, "", 0, func(ev api.StreamEvent) error {
+				if ev.Name == "hello" {
+					connected <- struct{}{}
+				}
+				return nil
+			})
+		}()
+	}
+	for i := 0; i < 100; i++ {
+		<-connected
+	}
+	runtime.GC()
+	u0 := cpuTime()
+	time.Sleep(10 * time.Second)
+	fmt.Printf("100 idle stream clients (bench process: engine and clients): CPU %s over 10 s, %d subscribers\n",
+		(cpuTime() - u0).Round(time.Millisecond), h.Bus.Subscribers())
+	cancel()
+	wg.Wait()
 }
 
 // Pause a 20-agent project (no tool in flight, grace 2 s).
