@@ -29,7 +29,17 @@ func (e *Engine) startPoller() {
 	})
 }
 
-// pollLogs looks at every watched run's log once.
+// A log that has not grown for quietAfter is looked at only every
+// quietEvery-th tick: a quiet agent needs no sub-second resolution (the
+// stale thresholds are minutes), and most of an idle engine's work is these
+// looks.
+const (
+	quietAfter = 10 * time.Second
+	quietEvery = 10
+)
+
+// pollLogs looks at every watched run's log once (a quiet one, once every
+// quietEvery calls).
 func (e *Engine) pollLogs() {
 	e.mu.Lock()
 	type pair struct {
@@ -41,8 +51,19 @@ func (e *Engine) pollLogs() {
 		runs = append(runs, pair{a, rn})
 	}
 	e.mu.Unlock()
+	now := e.clock.Now()
 	for _, r := range runs {
-		e.pollRun(r.a, r.rn)
+		r.rn.scanMu.Lock()
+		quiet := now.Sub(r.rn.lastActivity) >= quietAfter
+		r.rn.quietTicks++
+		skip := quiet && r.rn.quietTicks < quietEvery
+		if !skip {
+			r.rn.quietTicks = 0
+		}
+		r.rn.scanMu.Unlock()
+		if !skip {
+			e.pollRun(r.a, r.rn)
+		}
 	}
 }
 

@@ -110,6 +110,7 @@ type run struct {
 	logOff       int64                // how far the scanner has read
 	logSize      int64                // the log's size at the last look
 	lastActivity time.Time            // engine clock: the last growth seen
+	quietTicks   int                  // poller ticks since the last look at a quiet log
 	result       *loganalysis.Claude
 	tool         string    // the tool call in flight ("" if none)
 	toolID       string    // its id
