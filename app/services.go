@@ -292,6 +292,27 @@ func stopResults(res []supervisor.StopResult) []StopResult {
 	return out
 }
 
+// Watch says the window shows a project's agents: their CPU and memory are
+// sampled (pushed as agent:stats) for the next 15 s. The window calls it
+// again while it shows them; nobody looking, nothing is sampled.
+func (s *AgentService) Watch(projectID string) error {
+	e, err := s.a.engine()
+	if err != nil {
+		return err
+	}
+	return e.Look(projectID, 15*time.Second)
+}
+
+// StatsHistory is an agent's recent CPU and memory samples (the last 5
+// minutes while watched), oldest first.
+func (s *AgentService) StatsHistory(projectID, agentID string) ([]store.Stats, error) {
+	e, err := s.a.engine()
+	if err != nil {
+		return nil, err
+	}
+	return e.StatsHistory(projectID, agentID)
+}
+
 // Pause pauses one agent: a running one at a safe point (unless now), its
 // session kept; a queued one leaves the queue.
 func (s *AgentService) Pause(projectID, agentID string, now bool, note string) (*Agent, error) {

@@ -50,6 +50,9 @@ type Engine interface {
 	UnpauseProject(ctx context.Context, projectID string) error
 	PauseAgent(ctx context.Context, projectID, agentID string, now bool, note string) (*store.Record, error)
 	UnpauseAgent(ctx context.Context, projectID, agentID string) (*store.Record, error)
+	Look(projectID string, d time.Duration) error
+	StatsNow(projectID string) error
+	StatsHistory(projectID, agentID string) ([]store.Stats, error)
 }
 
 // PauseInput is the optional body of POST …/pause.
@@ -134,6 +137,7 @@ func New(eng Engine, token string, opts Options) http.Handler {
 	m.HandleFunc("POST /v1/projects/{project}/agents/{agent}/start", h.startAgent)
 	m.HandleFunc("POST /v1/projects/{project}/agents/{agent}/stop", h.stopAgent)
 	m.HandleFunc("GET /v1/projects/{project}/agents/{agent}/log", h.logTail)
+	m.HandleFunc("GET /v1/projects/{project}/agents/{agent}/stats", h.statsHistory)
 	m.HandleFunc("POST /v1/projects/{project}/agents/{agent}/resume", h.resumeAgent)
 	m.HandleFunc("PUT /v1/projects/{project}/agents/{agent}", h.updateAgent)
 	m.HandleFunc("GET /v1/projects/{project}/settings", h.getSettings)
@@ -221,6 +225,17 @@ func (h *handler) quit(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *handler) allProcesses(w http.ResponseWriter, r *http.Request) {
+	stats, ok := wantStats(w, r)
+	if !ok {
+		return
+	}
+	if stats {
+		for _, p := range h.eng.ProjectViews() {
+			if p.Loaded {
+				_ = h.eng.StatsNow(p.ID)
+			}
+		}
+	}
 	recs := h.eng.AllAgents()
 	if recs == nil {
 		recs = []*store.Record{}
@@ -353,7 +368,32 @@ func (h *handler) selectProject(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, sum)
 }
 
+// wantStats reads ?stats=true: the client looks at the agents' CPU and
+// memory, which are then sampled (and kept sampled for a while).
+func wantStats(w http.ResponseWriter, r *http.Request) (bool, bool) {
+	return boolParam(w, r.URL.Query().Get("stats"), "stats")
+}
+
+func (h *handler) statsHistory(w http.ResponseWriter, r *http.Request) {
+	hist, err := h.eng.StatsHistory(r.PathValue("project"), r.PathValue("agent"))
+	if err != nil {
+		writeEngineError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, hist)
+}
+
 func (h *handler) listAgents(w http.ResponseWriter, r *http.Request) {
+	stats, ok := wantStats(w, r)
+	if !ok {
+		return
+	}
+	if stats {
+		if err := h.eng.StatsNow(r.PathValue("project")); err != nil {
+			writeEngineError(w, err)
+			return
+		}
+	}
 	recs, err := h.eng.ListAgents(r.PathValue("project"))
 	if err != nil {
 		writeEngineError(w, err)

@@ -217,6 +217,12 @@ func (f *fakeEngine) UnpauseAgent(ctx context.Context, projectID, agentID string
 	return f.agents[0], nil
 }
 
+func (f *fakeEngine) Look(projectID string, d time.Duration) error { return f.call("Look") }
+func (f *fakeEngine) StatsNow(projectID string) error              { return f.call("StatsNow") }
+func (f *fakeEngine) StatsHistory(projectID, agentID string) ([]store.Stats, error) {
+	return []store.Stats{}, f.call("StatsHistory")
+}
+
 func (f *fakeEngine) AllAgents() []*store.Record { f.call("AllAgents"); return f.agents }
 
 func (f *fakeEngine) ResumeAgent(ctx context.Context, projectID, agentID string) (*store.Record, error) {

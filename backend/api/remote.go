@@ -238,6 +238,18 @@ func (r *Remote) UnpauseAgent(ctx context.Context, projectID, agentID string) (*
 	return r.recordCall(ctx, http.MethodPost, agentPath(projectID, agentID, "unpause"), nil)
 }
 
+func (r *Remote) Look(projectID string, d time.Duration) error {
+	// Asking for the stats is the look; its lease is the engine's default.
+	return r.call(bg, http.MethodGet, projectPath(projectID, "agents")+"?stats=true", nil, nil)
+}
+
+func (r *Remote) StatsNow(projectID string) error { return r.Look(projectID, 0) }
+
+func (r *Remote) StatsHistory(projectID, agentID string) ([]store.Stats, error) {
+	var hist []store.Stats
+	return hist, r.call(bg, http.MethodGet, agentPath(projectID, agentID, "stats"), nil, &hist)
+}
+
 // Status asks the engine who it is (a cheap liveness check).
 func (r *Remote) Status(ctx context.Context) (EngineStatus, error) {
 	var st EngineStatus

@@ -78,6 +78,15 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request) {
 		filter = func(ev eventbus.Event) bool { return ev.ProjectID == project || ev.ProjectID == "" }
 	}
 	revealed, _ := strconv.ParseBool(q.Get("reveal"))
+	// ?stats=<project>: this client looks at that project's CPU and memory
+	// (agent:stats events) for as long as it is connected.
+	statsProject := q.Get("stats")
+	if statsProject != "" {
+		if err := h.eng.Look(statsProject, 0); err != nil {
+			writeEngineError(w, err)
+			return
+		}
+	}
 	sub := h.opts.Bus.Subscribe(after, filter)
 	defer sub.Close()
 
@@ -108,8 +117,16 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request) {
 	}
 	tick := time.NewTicker(beat)
 	defer tick.Stop()
+	var lease <-chan time.Time
+	if statsProject != "" {
+		lt := time.NewTicker(10 * time.Second)
+		defer lt.Stop()
+		lease = lt.C
+	}
 	for {
 		select {
+		case <-lease:
+			_ = h.eng.Look(statsProject, 0)
 		case <-r.Context().Done():
 			return
 		case ev := <-sub.C():

@@ -53,8 +53,8 @@ func init() {
 			maxPos: 1, setup: setupMCP},
 		{name: "quit", summary: "ask the running engine (window or serve) to quit; agents keep running unless the stop-on-quit preference is on",
 			maxPos: 0, run: cmdQuit},
-		{name: "ps", args: "[P A]", summary: "the dashboard: every agent of every loaded project, with its log file (or one agent)",
-			maxPos: 2, run: cmdPs},
+		{name: "ps", args: "[P A] [--once]", summary: "the dashboard: every agent of every loaded project with its CPU and memory, live (q quits; --json or --once: one sample), or one agent",
+			maxPos: 2, setup: setupPs},
 		{name: "status", summary: "check that the engine answers", maxPos: 0, run: cmdStatus},
 		{name: "serve", args: "[--listen ADDR]", summary: "run the engine without a window, until Ctrl-C", maxPos: 0, setup: setupServe},
 		{name: "help", args: "[COMMAND]", summary: "show help", maxPos: 1, run: cmdHelp},
@@ -656,6 +656,16 @@ func cmdStopAll(e *env, pos, _ []string) error {
 
 // --- dashboard
 
+func setupPs(fs *flag.FlagSet) runFunc {
+	once := fs.Bool("once", false, "print one sample and quit (as when the output is not a terminal)")
+	return func(e *env, pos, tail []string) error {
+		if len(pos) == 0 && !*once && !e.json && isTerminal(e.stdout) {
+			return e.livePs()
+		}
+		return cmdPs(e, pos, tail)
+	}
+}
+
 func cmdPs(e *env, pos, _ []string) error {
 	switch len(pos) {
 	case 1:
@@ -672,22 +682,41 @@ func cmdPs(e *env, pos, _ []string) error {
 		return e.printRecord(&r)
 	}
 	var recs []*store.Record
-	if human, err := e.fetch(http.MethodGet, "/v1/engine/processes", nil, &recs); !human {
+	if human, err := e.fetch(http.MethodGet, "/v1/engine/processes?stats=true", nil, &recs); !human {
 		return err
 	}
+	return e.psTable(recs)
+}
+
+// psTable prints the dashboard's table.
+func (e *env) psTable(recs []*store.Record) error {
 	if len(recs) == 0 {
 		fmt.Fprintln(e.stdout, "No agents in the loaded projects.")
 		return nil
 	}
 	names := e.projectNames()
 	tw := e.table()
-	fmt.Fprintln(tw, "PROJECT\tID\tSTATUS\tACTIVITY\tPID\tEXIT\tREASON\tSTARTED\tLOG")
+	fmt.Fprintln(tw, "PROJECT\tID\tSTATUS\tACTIVITY\tCPU\tMEM\tPID\tEXIT\tREASON\tSTARTED\tLOG")
 	for _, r := range recs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", names.of(r.ProjectID), r.ID, statusText(r),
-			dash(activityText(r.Activity, time.Now())), pidText(r.PID),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", names.of(r.ProjectID), r.ID, statusText(r),
+			dash(activityText(r.Activity, time.Now())), cpuText(r.Stats), memText(r.Stats), pidText(r.PID),
 			exitText(r.ExitCode, r.Signal), dash(string(r.ExitReason)), timeText(r.StartedAt), r.LogPath)
 	}
 	return tw.Flush()
+}
+
+func cpuText(s *store.Stats) string {
+	if s == nil || s.CPUPercent == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f%%", *s.CPUPercent)
+}
+
+func memText(s *store.Stats) string {
+	if s == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f MiB", float64(s.RSSBytes)/(1<<20))
 }
 
 func cmdStatus(e *env, _, _ []string) error {

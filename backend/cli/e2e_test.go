@@ -252,8 +252,8 @@ func TestEndToEnd(t *testing.T) {
 
 	// GET /v1/engine/processes and /v1/engine/processes/{project}/{agent}
 	out = ok(t, "ps")
-	if !regexp.MustCompile(`(?m)^PROJECT\s+ID\s+STATUS\s+ACTIVITY\s+PID\s+EXIT\s+REASON\s+STARTED\s+LOG$`).MatchString(out) ||
-		!regexp.MustCompile(`(?m)^demo\s+sleeper\s+running\s`).MatchString(out) || !strings.Contains(out, r.LogPath) {
+	if !regexp.MustCompile(`(?m)^PROJECT\s+ID\s+STATUS\s+ACTIVITY\s+CPU\s+MEM\s+PID\s+EXIT\s+REASON\s+STARTED\s+LOG$`).MatchString(out) ||
+		!regexp.MustCompile(`(?m)^demo\s+sleeper\s+running\s+\S+\s+\d+%\s+\d+ MiB\s`).MatchString(out) || !strings.Contains(out, r.LogPath) {
 		t.Errorf("ps:\n%s", out)
 	}
 	var procs []store.Record

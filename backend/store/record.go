@@ -93,6 +93,17 @@ type Record struct {
 	// QueuePosition is a queued agent's place in its project's queue, from
 	// 1 (computed, never stored).
 	QueuePosition int `json:"queuePosition,omitempty"`
+	// Stats is the latest CPU and memory sample of its process tree, while
+	// someone looks (computed, never stored).
+	Stats *Stats `json:"stats,omitempty"`
+}
+
+// Stats is one sample of an agent's process tree.
+type Stats struct {
+	CPUPercent *float64  `json:"cpuPercent,omitempty"` // of one core, over the last interval (none on the first sample)
+	RSSBytes   int64     `json:"rssBytes"`             // resident memory, summed over the tree
+	Processes  int       `json:"processes"`
+	SampledAt  time.Time `json:"sampledAt"`
 }
 
 // Activity states (SPEC "Stale check").
@@ -134,6 +145,11 @@ func (r *Record) Clone() *Record {
 	c.PausedAt = clonePtr(r.PausedAt)
 	c.StaleCheck = clonePtr(r.StaleCheck)
 	c.StopWithParent = clonePtr(r.StopWithParent)
+	if r.Stats != nil {
+		st := *r.Stats
+		st.CPUPercent = clonePtr(st.CPUPercent)
+		c.Stats = &st
+	}
 	if r.Activity != nil {
 		act := *r.Activity
 		act.Since, act.ToolSince = clonePtr(act.Since), clonePtr(act.ToolSince)

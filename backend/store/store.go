@@ -169,9 +169,9 @@ func (s *Store) SaveProjects(ps []Project) error {
 // SaveRecord writes an agent's record.json atomically. What is only ever
 // computed (the activity) is not written.
 func (s *Store) SaveRecord(r *Record) error {
-	if r.Activity != nil || r.QueuePosition != 0 {
+	if r.Activity != nil || r.QueuePosition != 0 || r.Stats != nil {
 		c := *r
-		c.Activity, c.QueuePosition = nil, 0
+		c.Activity, c.QueuePosition, c.Stats = nil, 0, nil
 		r = &c
 	}
 	return WriteJSON(filepath.Join(s.AgentDir(r.ProjectID, r.ID), recordFile), r)

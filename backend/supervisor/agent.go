@@ -99,9 +99,10 @@ type run struct {
 	// exit code (the engine ended it: result line, stale recovery).
 	forced *outcome
 
-	suspect bool      // the watchdog found the process gone on its last pass
-	busy    busyState // what a silent agent is doing (busy.go), under a.mu
-	shown   string    // the activity last pushed, under a.mu
+	suspect bool       // the watchdog found the process gone on its last pass
+	busy    busyState  // what a silent agent is doing (busy.go), under a.mu
+	samples sampleRing // CPU and memory while someone looks (stats.go), under a.mu
+	shown   string     // the activity last pushed, under a.mu
 
 	// Live reading of the log (activity.go), under scanMu.
 	logPath      string
@@ -173,5 +174,6 @@ func (e *Engine) snapshot(a *agent) *store.Record {
 	if r.Status == lifecycle.Queued {
 		r.QueuePosition = a.p.position(a)
 	}
+	r.Stats = e.freshStats(a)
 	return r
 }

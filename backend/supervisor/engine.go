@@ -64,6 +64,7 @@ type Engine struct {
 
 	recoverySlots chan struct{} // bounds the recoveries under way
 	busy          atomic.Int64  // recoveries and notifications under way
+	stats         statsState    // the CPU and memory sampler (stats.go)
 
 	timerMu sync.Mutex
 	armed   map[*armed]struct{} // timers not yet run or stopped
