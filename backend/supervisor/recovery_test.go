@@ -88,6 +88,18 @@ func (h *claudeHarness) waitSession(id, want string) {
 		h.e.PollLogsNow() // the poller runs on the fake clock
 		return h.get(id).SessionID == want
 	})
+	// The fake clock will say it is silent; let it really be (a process
+	// that has just started uses CPU, which the busy rule would see).
+	pid := h.get(id).PID
+	waitFor(h.t, id+" idle", 5*time.Second, func() bool {
+		u1, err := procid.TreeUsage(pid)
+		if err != nil {
+			return true
+		}
+		time.Sleep(100 * time.Millisecond)
+		u2, err := procid.TreeUsage(pid)
+		return err != nil || u2.CPU-u1.CPU < time.Millisecond
+	})
 }
 
 // goStale moves the fake clock past the stale threshold, one tick at a time
