@@ -490,3 +490,17 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// Every agent's stdin is /dev/null: one that reads its stdin to the end
+// (as Codex does with a non-TTY stdin) gets EOF at once instead of hanging
+// on an open pipe.
+func TestStdinIsDevNull(t *testing.T) {
+	h := newHarness(t)
+	h.create(withID("reader", sh(`n=$(cat | wc -c); echo "read $n bytes"; ls -l /proc/self/fd/0 2>/dev/null | grep -o '/dev/null' || readlink /proc/$$/fd/0`)))
+	h.start("reader")
+	r := h.waitStatus("reader", lifecycle.Completed, 5*time.Second)
+	b, _ := os.ReadFile(r.LogPath)
+	if !strings.Contains(string(b), "read 0 bytes") || !strings.Contains(string(b), "/dev/null") {
+		t.Fatalf("log:\n%s", b)
+	}
+}
