@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -52,8 +53,10 @@ type Config struct {
 }
 
 type server struct {
-	cfg     Config
-	project string // resolved on first use
+	cfg Config
+
+	mu      sync.Mutex // tools are called concurrently
+	project string     // resolved on first use
 }
 
 // New returns the MCP server with Shepherd's tools.
@@ -155,6 +158,8 @@ func (s *server) projectID() (*api.Remote, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.project != "" {
 		return e, s.project, nil
 	}

@@ -348,3 +348,23 @@ func TestInstall(t *testing.T) {
 func supervisorSpec(id string) supervisor.AgentSpec {
 	return supervisor.AgentSpec{ID: id, Command: "sleep", Args: []string{"300"}}
 }
+
+// Tools are called at once by some clients: resolving the project is safe.
+func TestConcurrentCalls(t *testing.T) {
+	en := start(t, mcpserver.Caller{})
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			en.ok("create_process", map[string]any{"id": fmt.Sprintf("p%d", i), "command": "true"})
+		}()
+	}
+	wg.Wait()
+	if n := len(en.ok("list_processes", map[string]any{"all": true})["processes"].([]any)); n != 8 {
+		t.Fatalf("%d processes", n)
+	}
+	if len(en.remote.ProjectViews()) != 1 {
+		t.Fatal("the project was added more than once")
+	}
+}
