@@ -63,6 +63,7 @@ func (w *waiter) watch(id string) chan *store.Record {
 func main() {
 	n := flag.Int("n", 100, "agents")
 	idle := flag.Duration("idle", 30*time.Second, "idle measurement")
+	settle := flag.Duration("settle", 12*time.Second, "wait before the idle measurement")
 	flag.Parse()
 	tmp, err := os.MkdirTemp("", "shepherd-bench-")
 	check(err)
@@ -102,7 +103,10 @@ func main() {
 	check(err)
 	fmt.Printf("RSS of one shim: %.2f MiB\n", float64(rssKiB(r.ShimPID))/1024)
 
-	// 3. Idle cost with n agents running.
+	// 3. Idle cost with n agents running, once they have settled: for its
+	// first 10 s an agent's log is looked at every tick, then (quiet) every
+	// tenth. The watchdog and stale checks of the project run throughout.
+	time.Sleep(*settle)
 	runtime.GC()
 	u0 := cpuTime()
 	time.Sleep(*idle)
