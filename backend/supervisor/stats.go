@@ -107,6 +107,17 @@ func (e *Engine) StatsNow(projectID string) error {
 	return nil
 }
 
+// SampleNow samples a project's running agents once, at once (the
+// sampler's work, for `bench/` and diagnostics).
+func (e *Engine) SampleNow(projectID string) error {
+	p, err := e.project(projectID)
+	if err != nil {
+		return err
+	}
+	e.sampleOnce(p)
+	return nil
+}
+
 // Samples is how many agent samples the engine has taken.
 func (e *Engine) Samples() int64 {
 	e.stats.mu.Lock()

@@ -168,6 +168,37 @@ func main() {
 	b.pause20()
 	b.slotToStart()
 	b.queue1000()
+	b.sampling(*idle)
+}
+
+// 100 running agents: idle with nobody looking, then with someone looking
+// (CPU and memory sampled every 2 s); the cost of one sample of all 100.
+func (b *bench) sampling(d time.Duration) {
+	e := b.engine("sampling", nil)
+	defer func() { stopAll(e); e.Close() }()
+	p := b.project(e, "sampling")
+	b.startSleepers(e, p, 100, "s", supervisor.AgentSpec{Command: "/bin/sh", Args: []string{"-c", "sleep 3600 & wait"}})
+	time.Sleep(12 * time.Second) // settled (see bench/engine)
+	runtime.GC()
+	n0, u0 := e.Samples(), cpuTime()
+	time.Sleep(d)
+	fmt.Printf("100 running agents, nobody looking, %s: CPU %s (%.3f%%), %d samples taken\n",
+		d, (cpuTime() - u0).Round(time.Millisecond), 100*(cpuTime()-u0).Seconds()/d.Seconds(), e.Samples()-n0)
+	check(e.Look(p.ID, d+5*time.Second))
+	n0, u0 = e.Samples(), cpuTime()
+	time.Sleep(d)
+	fmt.Printf("100 running agents, the window looking (sampled every %s), %s: CPU %s (%.3f%%), %d samples taken\n",
+		supervisor.StatsInterval, d, (cpuTime() - u0).Round(time.Millisecond), 100*(cpuTime()-u0).Seconds()/d.Seconds(), e.Samples()-n0)
+	var ws, cs []time.Duration
+	for i := 0; i < 10; i++ {
+		t0, c0 := time.Now(), cpuTime()
+		check(e.SampleNow(p.ID))
+		ws, cs = append(ws, time.Since(t0)), append(cs, cpuTime()-c0)
+	}
+	w, _ := median(ws)
+	c, _ := median(cs)
+	fmt.Printf("one sample of 100 agents (their process trees from /proc), median of 10: %s wall, %s CPU\n",
+		w.Round(10*time.Microsecond), c.Round(10*time.Microsecond))
 }
 
 // 10 projects × 10 running agents, every project watched: idle CPU, RSS.
