@@ -354,7 +354,7 @@ func (l *loop) op(ctx context.Context, c *api.Client) {
 	l.mu.Unlock()
 	n := l.intn(100)
 	switch {
-	case n < 3:
+	case n < 1:
 		_, _ = c.Do(ctx, "POST", "/v1/projects/"+l.project.ID+"/pause", map[string]any{"now": l.intn(2) == 0})
 		return
 	case n < 7:
