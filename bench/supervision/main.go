@@ -3,16 +3,21 @@
 //
 //   - idle engine CPU and RSS with 10 projects × 10 running agents, all
 //     watched (their watchdog, stale check and log poller run);
+//
 //   - the cost of one stale pass over 100 silent agents, the busy check
 //     (descendants, CPU of the tree) included;
+//
 //   - event-to-client latency over the SSE stream (median, max of 100);
+//
 //   - the time from pause to all agents of a 20-agent project paused (no
 //     tool in flight, grace 2 s);
+//
 //   - the time from a slot freeing to the next queued agent running (median
 //     of 20);
+//
 //   - the queue's cost with 1,000 queued agents.
 //
-//	go run ./bench/supervision [-idle 30s]
+//     go run ./bench/supervision [-idle 30s]
 package main
 
 import (
