@@ -108,3 +108,12 @@ func TestStartupEmbedsOrAttaches(t *testing.T) {
 func TestFocusBeforeStartupIsSafe(t *testing.T) {
 	Focus(New("test"))
 }
+
+// The Claude preset's checkbox gives the agent Shepherd's MCP server: a
+// --mcp-config value naming this executable and `mcp`.
+func TestMCPConfig(t *testing.T) {
+	s, err := New("test").MCPConfig()
+	if err != nil || !strings.Contains(s, `"shepherd":{"type":"stdio","command":"/`) || !strings.Contains(s, `"args":["mcp"]`) {
+		t.Fatalf("%s %v", s, err)
+	}
+}
