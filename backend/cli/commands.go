@@ -243,11 +243,24 @@ func cmdList(e *env, pos, _ []string) error {
 		fmt.Fprintf(e.stdout, "No agents in project %s.\n", id)
 		return nil
 	}
-	tw := e.table()
-	fmt.Fprintln(tw, "ID\tSTATUS\tACTIVITY\tPID\tEXIT\tREASON\tSTARTED\tCOMMAND")
+	// The cost column only when some agent reports a cost.
+	withCost := false
 	for _, r := range recs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, statusText(r), dash(activityText(r.Activity, time.Now())), pidText(r.PID),
-			exitText(r.ExitCode, r.Signal), dash(string(r.ExitReason)), timeText(r.StartedAt), commandText(r.Command, r.Args))
+		withCost = withCost || r.Totals != nil && r.Totals.CostUSD != nil
+	}
+	tw := e.table()
+	head := "ID\tSTATUS\tACTIVITY\tPID\tEXIT\tREASON\tSTARTED"
+	if withCost {
+		head += "\tCOST"
+	}
+	fmt.Fprintln(tw, head+"\tCOMMAND")
+	for _, r := range recs {
+		row := fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s\t%s", r.ID, statusText(r), dash(activityText(r.Activity, time.Now())), pidText(r.PID),
+			exitText(r.ExitCode, r.Signal), dash(string(r.ExitReason)), timeText(r.StartedAt))
+		if withCost {
+			row += "\t" + costText(r.Totals)
+		}
+		fmt.Fprintf(tw, "%s\t%s\n", row, commandText(r.Command, r.Args))
 	}
 	return tw.Flush()
 }
@@ -284,6 +297,13 @@ func (e *env) printRecord(r *store.Record) error {
 		row("Exit", exitText(r.ExitCode, r.Signal))
 	}
 	row("Activity", activityText(r.Activity, time.Now()))
+	if t := r.Totals; t != nil {
+		row("Cost", fmt.Sprintf("%s over %d run(s): %d turns, %s tokens in, %s cached, %s out", costText(t), t.Runs, t.Turns,
+			countText(t.InputTokens), countText(t.CachedInputTokens), countText(t.OutputTokens)))
+	}
+	if l := r.LastResult; l != nil {
+		row("Last run", fmt.Sprintf("%s: %d turns in %s", costText(l), l.Turns, durationText(time.Duration(l.DurationMs)*time.Millisecond)))
+	}
 	row("Error", r.Error)
 	row("PID", pidText(r.PID))
 	if r.PID != 0 && !r.Attached {
@@ -703,6 +723,26 @@ func (e *env) psTable(recs []*store.Record) error {
 			exitText(r.ExitCode, r.Signal), dash(string(r.ExitReason)), timeText(r.StartedAt), r.LogPath)
 	}
 	return tw.Flush()
+}
+
+// costText is a cost in dollars ("-" when the CLI reports none).
+func costText(f *store.RunFigures) string {
+	if f == nil || f.CostUSD == nil {
+		return "-"
+	}
+	return fmt.Sprintf("$%.4f", *f.CostUSD)
+}
+
+// countText is a count of tokens: 950, 12.3k, 1.2M.
+func countText(n int64) string {
+	switch {
+	case n < 1000:
+		return strconv.FormatInt(n, 10)
+	case n < 1_000_000:
+		return fmt.Sprintf("%.1fk", float64(n)/1000)
+	default:
+		return fmt.Sprintf("%.1fM", float64(n)/1_000_000)
+	}
 }
 
 func cpuText(s *store.Stats) string {

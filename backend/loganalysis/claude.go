@@ -17,6 +17,12 @@ type streamLine struct {
 	DurationMs   int64   `json:"duration_ms"`
 	TotalCostUSD float64 `json:"total_cost_usd"`
 	Result       string  `json:"result"`
+	Usage        struct {
+		InputTokens              int64 `json:"input_tokens"`
+		CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
+		CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
+		OutputTokens             int64 `json:"output_tokens"`
+	} `json:"usage"`
 }
 
 type lineKind int
@@ -57,6 +63,9 @@ func parseClaudeLine(line []byte) (lineKind, string, *Claude) {
 			TotalCostUSD: sl.TotalCostUSD,
 			Result:       cut(sl.Result, maxResultText),
 			SessionID:    sl.SessionID,
+			InputTokens:  sl.Usage.InputTokens + sl.Usage.CacheCreationInputTokens,
+			CachedTokens: sl.Usage.CacheReadInputTokens,
+			OutputTokens: sl.Usage.OutputTokens,
 		}
 	default:
 		return kindOther, sl.SessionID, nil

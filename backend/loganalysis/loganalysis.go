@@ -75,6 +75,11 @@ type Claude struct {
 	TotalCostUSD float64 `json:"totalCostUsd"`
 	Result       string  `json:"result"` // the final text, cut to about 500 bytes
 	SessionID    string  `json:"sessionId"`
+	// Tokens of the run, from the result line's usage: input (cache
+	// writes included), input read from the cache, output.
+	InputTokens  int64 `json:"inputTokens"`
+	CachedTokens int64 `json:"cachedTokens"`
+	OutputTokens int64 `json:"outputTokens"`
 }
 
 // Failed tells whether the result line reports an error: is_error true or a

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 const (
@@ -37,7 +38,8 @@ func check(t *testing.T, got Result, w want) {
 	if got.SessionID != w.sessionID {
 		t.Errorf("session id = %q, want %q", got.SessionID, w.sessionID)
 	}
-	if diff := cmp.Diff(w.claude, got.Claude); diff != "" {
+	// Tokens are checked on their own (TestClaudeUsage).
+	if diff := cmp.Diff(w.claude, got.Claude, cmpopts.IgnoreFields(Claude{}, "InputTokens", "CachedTokens", "OutputTokens")); diff != "" {
 		t.Errorf("claude (-want +got):\n%s", diff)
 	}
 	if !strings.Contains(got.Line, w.line) {
@@ -291,5 +293,17 @@ func TestTextsAreCut(t *testing.T) {
 	got, _ = AnalyzeTail(junk, true, genericProfile)
 	if got.Verdict != Error || !utf8.ValidString(got.Line) || len(got.Line) > maxLineText+len("…") {
 		t.Errorf("junk line: verdict %q, %d bytes, valid %v", got.Verdict, len(got.Line), utf8.ValidString(got.Line))
+	}
+}
+
+// A result line's usage gives the run's tokens: input (cache writes
+// included), read from the cache, output.
+func TestClaudeUsage(t *testing.T) {
+	got, err := Analyze(filepath.Join("testdata", "claude_success.jsonl"), claudeProfile)
+	if err != nil || got.Claude == nil {
+		t.Fatal(err)
+	}
+	if c := got.Claude; c.InputTokens != 120+2048 || c.CachedTokens != 51230 || c.OutputTokens != 1432 {
+		t.Fatalf("tokens %d / %d / %d", c.InputTokens, c.CachedTokens, c.OutputTokens)
 	}
 }

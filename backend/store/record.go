@@ -96,6 +96,54 @@ type Record struct {
 	// Stats is the latest CPU and memory sample of its process tree, while
 	// someone looks (computed, never stored).
 	Stats *Stats `json:"stats,omitempty"`
+
+	// LastResult is what the latest run that reported its figures cost;
+	// Totals, what every such run of this agent cost, resumes included.
+	LastResult *RunFigures `json:"lastResult,omitempty"`
+	Totals     *RunFigures `json:"totals,omitempty"`
+}
+
+// RunFigures is what a run cost, as its agent's log reports it (Claude's
+// result line, Codex's turn.completed); summed in Totals.
+type RunFigures struct {
+	Runs              int      `json:"runs"` // 1 for one run; the count in Totals
+	Turns             int      `json:"turns"`
+	DurationMs        int64    `json:"durationMs"`
+	CostUSD           *float64 `json:"costUsd,omitempty"` // only where the CLI reports it (Claude)
+	InputTokens       int64    `json:"inputTokens"`
+	CachedInputTokens int64    `json:"cachedInputTokens"`
+	OutputTokens      int64    `json:"outputTokens"`
+	ReasoningTokens   int64    `json:"reasoningOutputTokens,omitempty"`
+	// At is when the run ended; Key tells one run from another, so a run
+	// read again (after a restart) is not counted twice.
+	At  *time.Time `json:"at,omitempty"`
+	Key string     `json:"key,omitempty"`
+}
+
+// Add returns f plus g (Runs, turns, durations, tokens and costs summed;
+// a cost is known if either knows one).
+func (f *RunFigures) Add(g RunFigures) *RunFigures {
+	out := RunFigures{}
+	if f != nil {
+		out = *f
+		out.CostUSD = clonePtr(f.CostUSD)
+	}
+	out.Runs += max(g.Runs, 1)
+	out.Turns += g.Turns
+	out.DurationMs += g.DurationMs
+	out.InputTokens += g.InputTokens
+	out.CachedInputTokens += g.CachedInputTokens
+	out.OutputTokens += g.OutputTokens
+	out.ReasoningTokens += g.ReasoningTokens
+	if g.CostUSD != nil {
+		c := *g.CostUSD
+		if out.CostUSD != nil {
+			c += *out.CostUSD
+		}
+		out.CostUSD = &c
+	}
+	out.At, out.Key = clonePtr(g.At), ""
+	return &out
 }
 
 // Stats is one sample of an agent's process tree.
@@ -145,6 +193,16 @@ func (r *Record) Clone() *Record {
 	c.PausedAt = clonePtr(r.PausedAt)
 	c.StaleCheck = clonePtr(r.StaleCheck)
 	c.StopWithParent = clonePtr(r.StopWithParent)
+	if r.LastResult != nil {
+		lr := *r.LastResult
+		lr.CostUSD, lr.At = clonePtr(lr.CostUSD), clonePtr(lr.At)
+		c.LastResult = &lr
+	}
+	if r.Totals != nil {
+		t := *r.Totals
+		t.CostUSD, t.At = clonePtr(t.CostUSD), clonePtr(t.At)
+		c.Totals = &t
+	}
 	if r.Stats != nil {
 		st := *r.Stats
 		st.CPUPercent = clonePtr(st.CPUPercent)

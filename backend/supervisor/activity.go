@@ -99,6 +99,13 @@ func (e *Engine) pollRun(a *agent, rn *run) {
 	}
 }
 
+// resultNow is the result line of the run read so far (nil if none).
+func (rn *run) resultNow() *loganalysis.Claude {
+	rn.scanMu.Lock()
+	defer rn.scanMu.Unlock()
+	return rn.result
+}
+
 // lastActivityTime is the last growth seen (engine clock).
 func (rn *run) lastActivityTime() time.Time {
 	rn.scanMu.Lock()

@@ -24,6 +24,8 @@ type project struct {
 	queue          []*agent
 	nextSeq        int64
 	pause          pauseState // the project's pause (pause.go)
+	costDay        string     // the local day costToday is of (figures.go)
+	costToday      float64
 
 	mu       sync.Mutex
 	loaded   bool

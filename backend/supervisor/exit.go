@@ -50,13 +50,19 @@ func (e *Engine) onExit(a *agent, rn *run, st *shim.ExitStatus) {
 	if o == nil {
 		o = exitOutcome(st)
 	}
+	var fig store.RunFigures
+	counted := false
 	err := e.apply(a, o.status, "exit", func(r *store.Record) {
 		r.ExitReason, r.Error = o.reason, o.msg
 		setExit(r, st, now)
 		r.LastActivityAt = rn.activityAt()
+		fig, counted = countRun(r, rn.resultNow(), now)
 	})
 	if err != nil {
 		return // the watchdog finds the run gone and records it
+	}
+	if counted {
+		e.runCounted(a, fig)
 	}
 	e.endRun(a, rn)
 	s := e.settingsOf(a.rec.ProjectID)

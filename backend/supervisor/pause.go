@@ -457,6 +457,9 @@ type ProjectView struct {
 	// unmounted disk). Its agents are still supervised by their records; the
 	// project is flagged, never dropped.
 	FolderMissing string `json:"folderMissing,omitempty"`
+	// What its agents' runs cost: all of them, and today's cost.
+	Totals    *store.RunFigures `json:"totals,omitempty"`
+	CostToday float64           `json:"costToday"`
 }
 
 func (e *Engine) view(p *project) ProjectView {
@@ -471,6 +474,26 @@ func (e *Engine) view(p *project) ProjectView {
 	if err := checkDir(p.info.Path); err != nil {
 		v.FolderMissing = err.Error()
 	}
+	v.CostToday = p.costTodayLocked(e.clock.Now())
+	return v
+}
+
+func (p *project) costTodayLocked(now time.Time) float64 {
+	if p.costDay != now.Local().Format("2006-01-02") {
+		return 0
+	}
+	return p.costToday
+}
+
+// withTotals adds the sum of its agents' figures to a project's view.
+func (e *Engine) withTotals(p *project, v ProjectView) ProjectView {
+	for _, a := range p.list() {
+		a.mu.Lock()
+		if t := a.rec.Totals; t != nil {
+			v.Totals = v.Totals.Add(*t)
+		}
+		a.mu.Unlock()
+	}
 	return v
 }
 
@@ -482,7 +505,7 @@ func (e *Engine) ProjectViews() []ProjectView {
 		p := e.projects[info.ID]
 		e.mu.Unlock()
 		if p != nil {
-			out = append(out, e.view(p))
+			out = append(out, e.withTotals(p, e.view(p)))
 		}
 	}
 	return out
@@ -494,5 +517,5 @@ func (e *Engine) ProjectState(projectID string) (ProjectView, error) {
 	if err != nil {
 		return ProjectView{}, err
 	}
-	return e.view(p), nil
+	return e.withTotals(p, e.view(p)), nil
 }

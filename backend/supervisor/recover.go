@@ -62,6 +62,19 @@ func (e *Engine) recoverDead(a *agent, st *shim.ExitStatus) recovery.Action {
 		return "" // a stop that completed while the engine was away is not a death
 	}
 	res := e.analyze(a)
+	if res.Claude != nil {
+		// A run that ended while nobody watched: its figures, once.
+		var fig store.RunFigures
+		counted := false
+		at := e.clock.Now()
+		if a.rec.StoppedAt != nil {
+			at = *a.rec.StoppedAt
+		}
+		_ = e.update(a, func(r *store.Record) { fig, counted = countRun(r, res.Claude, at) })
+		if counted {
+			e.runCounted(a, fig)
+		}
+	}
 	s := e.settingsOf(a.rec.ProjectID)
 	act := recovery.Decide(recovery.Input{Found: recovery.FoundDead, ExitKnown: st != nil, Verdict: res.Verdict,
 		Resumable: resumable(a.rec), AutoResumeCount: a.rec.AutoResumeCount, Limit: s.AutoResumeLimit,

@@ -175,10 +175,13 @@ func (e *Engine) finishPlan(a *agent, rn *run, done chan struct{}, plan stopPlan
 		// Killing and the end happened together: one write.
 		steps = append(steps, step{to: lifecycle.Killing, reason: "grace elapsed"})
 	}
+	var fig store.RunFigures
+	counted := false
 	steps = append(steps, step{to: plan.to, reason: string(plan.reason), mut: func(r *store.Record) {
 		r.ExitReason = plan.reason
 		setExit(r, rn.p.Exit(), now)
 		r.LastActivityAt = rn.activityAt()
+		fig, counted = countRun(r, rn.resultNow(), now)
 		if plan.mut != nil {
 			plan.mut(r)
 		}
@@ -189,6 +192,9 @@ func (e *Engine) finishPlan(a *agent, rn *run, done chan struct{}, plan stopPlan
 			e.endRun(a, rn)
 		}
 		return
+	}
+	if counted {
+		e.runCounted(a, fig)
 	}
 	e.endRun(a, rn)
 }

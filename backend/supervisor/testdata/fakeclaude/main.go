@@ -66,7 +66,8 @@ func main() {
 		"content": []any{map[string]any{"type": "text", "text": "Looking at the error handling now."}}}})
 	result := func(subtype string, isError bool, text string) {
 		line(map[string]any{"type": "result", "subtype": subtype, "is_error": isError, "session_id": session,
-			"duration_ms": 1234, "num_turns": 3, "total_cost_usd": 0.0123, "result": text})
+			"duration_ms": 1234, "num_turns": 3, "total_cost_usd": 0.0123, "result": text,
+			"usage": map[string]any{"input_tokens": 100, "cache_creation_input_tokens": 20, "cache_read_input_tokens": 300, "output_tokens": 50}})
 	}
 	switch mode {
 	case "success":
