@@ -18,7 +18,10 @@ func TestRunFiguresAddUp(t *testing.T) {
 	h.claude("a", "success", "success")
 	h.waitStatus("a", lifecycle.Completed, 5*time.Second)
 	h.start("a")
-	waitFor(t, "second run", 5*time.Second, func() bool { r := h.get("a"); return r.Status == lifecycle.Completed && r.Totals != nil && r.Totals.Runs == 2 })
+	waitFor(t, "second run", 5*time.Second, func() bool {
+		r := h.get("a")
+		return r.Status == lifecycle.Completed && r.Totals != nil && r.Totals.Runs == 2
+	})
 	if _, err := h.e.ResumeAgent(context.Background(), h.project.ID, "a"); err != nil {
 		t.Fatal(err)
 	}
