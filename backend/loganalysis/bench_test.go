@@ -44,9 +44,13 @@ func writeSparse(b *testing.B, size int64, tail []byte) string {
 }
 
 func benchAnalyze(b *testing.B, path string, want Verdict) {
+	benchAnalyzeAs(b, path, claudeProfile, want)
+}
+
+func benchAnalyzeAs(b *testing.B, path string, p Profile, want Verdict) {
 	b.ReportAllocs()
 	for b.Loop() {
-		res, err := Analyze(path, claudeProfile)
+		res, err := Analyze(path, p)
 		if err != nil || res.Verdict != want {
 			b.Fatalf("%+v, %v", res, err)
 		}
@@ -75,6 +79,19 @@ func BenchmarkAnalyze1MiB(b *testing.B) {
 
 func BenchmarkAnalyze1GiB(b *testing.B) {
 	benchAnalyze(b, writeSparse(b, 1<<30, benchTail()), Completed)
+}
+
+// A Codex log of 1 GiB ending in a long run: the cost is that of its last
+// 64 KiB, as for a small one.
+func BenchmarkAnalyzeCodex1GiB(b *testing.B) {
+	var tail strings.Builder
+	tail.WriteString(`{"type":"thread.started","thread_id":"t"}` + "\n" + `{"type":"turn.started"}` + "\n")
+	item := `{"type":"item.completed","item":{"id":"item_1","type":"command_execution","command":"bash -lc 'go test ./...'","aggregated_output":"ok  shepherd/backend/store 0.5s\n","exit_code":0,"status":"completed"}}` + "\n"
+	for tail.Len() < 60<<10 {
+		tail.WriteString(item)
+	}
+	tail.WriteString(`{"type":"turn.completed","usage":{"input_tokens":24763,"cached_input_tokens":24448,"output_tokens":122,"reasoning_output_tokens":64}}` + "\n")
+	benchAnalyzeAs(b, writeSparse(b, 1<<30, []byte(tail.String())), codexProfile, Completed)
 }
 
 func BenchmarkScannerFeed(b *testing.B) {

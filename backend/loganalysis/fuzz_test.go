@@ -10,6 +10,7 @@ import (
 
 var fuzzProfiles = []Profile{
 	claudeProfile,
+	codexProfile,
 	genericProfile,
 	{CompletionPattern: `(?i)done|finished`},
 	{ErrorPattern: `^FAILED`, CompletionPattern: `^ok$`},
@@ -18,6 +19,9 @@ var fuzzProfiles = []Profile{
 // fuzzSeeds are short logs in the shapes of the fixtures (which the table
 // tests read whole): short seeds keep the fuzzer's minimizing quick.
 var fuzzSeeds = []string{
+	"{\"type\":\"thread.started\",\"thread_id\":\"t\"}\n{\"type\":\"turn.started\"}\n{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":5}}\n",
+	"{\"type\":\"error\",\"message\":\"x\"}\n{\"type\":\"turn.failed\",\"error\":{\"message\":\"boom\"}}\n",
+	"{\"type\":\"item.started\",\"item\":{\"id\":\"i\",\"type\":\"command_execution\",\"command\":\"bash -lc 'make'\"}}\nWARNING: x\n{\"type\":\"item.completed\",\"item\":{\"id\":\"e\",\"type\":\"error\"}}\n",
 	"{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"A\"}\n{\"type\":\"assistant\",\"session_id\":\"A\"}\n{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"session_id\":\"A\",\"num_turns\":2,\"duration_ms\":9,\"total_cost_usd\":0.1,\"result\":\"no error\"}\n",
 	"{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"A\"}\r\n{\"type\":\"result\",\"subtype\":\"error_max_turns\",\"is_error\":true}\r\n{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"B\"}\r\n",
 	"{\"type\":\"result\",\"subtype\":\"success\",\"is_err",
@@ -48,17 +52,18 @@ func FuzzAnalyzeTail(f *testing.F) {
 		if !utf8.ValidString(got.Line) || len(got.Line) > maxLineText+len("…") {
 			t.Fatalf("line %q", got.Line)
 		}
-		if (got.Claude != nil) != (p.Name == ProfileClaude && got.Verdict != Interrupted) {
+		jsonProfile := p.Name == ProfileClaude || p.Name == ProfileCodex
+		if (got.Claude != nil) != (jsonProfile && got.Verdict != Interrupted) {
 			t.Fatalf("claude %+v with verdict %q", got.Claude, got.Verdict)
 		}
 		if got.Claude != nil && (len(got.Claude.Result) > maxResultText+len("…") || (got.Verdict == Error) != got.Claude.Failed()) {
 			t.Fatalf("claude %+v with verdict %q", got.Claude, got.Verdict)
 		}
-		if p.Name != ProfileClaude && got.SessionID != "" {
+		if !jsonProfile && got.SessionID != "" {
 			t.Fatalf("generic with session id %q", got.SessionID)
 		}
 		// A Scanner fed the same complete lines learns the same.
-		if p.Name == ProfileClaude && fromStart && len(data) <= TailBytes && bytes.HasSuffix(data, []byte{'\n'}) {
+		if jsonProfile && fromStart && len(data) <= TailBytes && bytes.HasSuffix(data, []byte{'\n'}) {
 			s := NewScanner(p)
 			sid, _ := s.Feed(data)
 			if sid != got.SessionID {
@@ -72,13 +77,17 @@ func FuzzAnalyzeTail(f *testing.F) {
 }
 
 func FuzzScanner(f *testing.F) {
-	for _, seed := range fuzzSeeds {
-		f.Add([]byte(seed), []byte{1, 7, 0, 3, 40})
+	for i, seed := range fuzzSeeds {
+		f.Add([]byte(seed), []byte{1, 7, 0, 3, 40}, i%2 == 0)
 	}
-	f.Fuzz(func(t *testing.T, data, splits []byte) {
-		whole := NewScanner(claudeProfile)
+	f.Fuzz(func(t *testing.T, data, splits []byte, codex bool) {
+		prof := claudeProfile
+		if codex {
+			prof = codexProfile
+		}
+		whole := NewScanner(prof)
 		whole.Feed(data)
-		s := NewScanner(claudeProfile)
+		s := NewScanner(prof)
 		var last *Claude
 		for i := 0; len(data) > 0; i++ {
 			n := len(data)

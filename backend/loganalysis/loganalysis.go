@@ -77,9 +77,10 @@ type Claude struct {
 	SessionID    string  `json:"sessionId"`
 	// Tokens of the run, from the result line's usage: input (cache
 	// writes included), input read from the cache, output.
-	InputTokens  int64 `json:"inputTokens"`
-	CachedTokens int64 `json:"cachedTokens"`
-	OutputTokens int64 `json:"outputTokens"`
+	InputTokens     int64 `json:"inputTokens"`
+	CachedTokens    int64 `json:"cachedTokens"`
+	OutputTokens    int64 `json:"outputTokens"`
+	ReasoningTokens int64 `json:"reasoningTokens,omitempty"` // Codex
 }
 
 // Failed tells whether the result line reports an error: is_error true or a
@@ -102,11 +103,15 @@ type Result struct {
 	// messages. For an interrupted verdict it is the last non-empty line
 	// of the tail (context for a "silent since …" message), or "".
 	Line string
+	// Malformed counts the lines that looked like JSON events and were not
+	// (codex-json): skipped, never a crash.
+	Malformed int
 }
 
 // compiled is a validated profile.
 type compiled struct {
 	claude     bool
+	codex      bool
 	completion *regexp.Regexp // nil: none
 	errorRe    *regexp.Regexp
 }
@@ -117,9 +122,11 @@ func (p Profile) compile() (*compiled, error) {
 	switch p.Name {
 	case ProfileClaude:
 		c.claude = true
+	case ProfileCodex:
+		c.codex = true
 	case "", ProfileGeneric:
 	default:
-		return nil, fmt.Errorf("unknown log profile %q (want %q or %q)", p.Name, ProfileClaude, ProfileGeneric)
+		return nil, fmt.Errorf("unknown log profile %q (want %q, %q or %q)", p.Name, ProfileClaude, ProfileCodex, ProfileGeneric)
 	}
 	// The patterns are checked for both profiles: a bad one is a mistake
 	// in the agent's settings even where this profile does not use it.
@@ -215,8 +222,11 @@ func analyze(tail []byte, fromStart bool, c *compiled) Result {
 			tail = tail[i+1:]
 		}
 	}
-	if c.claude {
+	switch {
+	case c.claude:
 		return analyzeClaude(tail)
+	case c.codex:
+		return analyzeCodex(tail)
 	}
 	return analyzeGeneric(tail, c)
 }

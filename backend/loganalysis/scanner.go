@@ -7,10 +7,12 @@ import "bytes"
 // (at most TailBytes; a longer line is dropped whole), so its memory does
 // not grow with the log. Lines are read exactly as Analyze reads them.
 //
-// Only the claude-stream-json profile yields anything; for other profiles
-// Feed does nothing. A Scanner is not safe for concurrent use.
+// Only the claude-stream-json and codex-json profiles yield anything; for
+// the generic profile Feed does nothing. A Scanner is not safe for concurrent use.
 type Scanner struct {
 	claude   bool
+	codex    bool
+	cx       codexState
 	pending  []byte // the partial line so far
 	skipping bool   // dropping the rest of an overlong line
 	st       claudeState
@@ -19,7 +21,7 @@ type Scanner struct {
 // NewScanner returns a Scanner for the profile. An invalid profile reads as
 // generic (nothing learned); check it with Profile.Validate.
 func NewScanner(p Profile) *Scanner {
-	return &Scanner{claude: p.Name == ProfileClaude, st: claudeState{trackTools: true}}
+	return &Scanner{claude: p.Name == ProfileClaude, codex: p.Name == ProfileCodex, st: claudeState{trackTools: true}}
 }
 
 // SkipToNextLine drops the bytes up to and including the next newline: use
@@ -36,7 +38,7 @@ func (s *Scanner) SkipToNextLine() {
 // run's init line is superseded and not returned. A line counts once its
 // newline has been fed.
 func (s *Scanner) Feed(b []byte) (sessionID string, result *Claude) {
-	if !s.claude {
+	if !s.claude && !s.codex {
 		return "", nil
 	}
 	for len(b) > 0 {
@@ -66,7 +68,15 @@ func (s *Scanner) Feed(b []byte) (sessionID string, result *Claude) {
 			s.pending = append(s.pending, chunk...)
 			line = s.pending
 		}
-		if len(line) <= TailBytes {
+		if len(line) <= TailBytes && s.codex {
+			switch kind, c := s.cx.line(bytes.TrimSuffix(line, []byte{'\r'})); kind {
+			case kindInit:
+				result = nil
+			case kindResult:
+				result = c
+			}
+			s.cx.runLine = nil // it may point into pending
+		} else if len(line) <= TailBytes {
 			// Until an init line names the session, every line is parsed for
 			// its session_id; after, only those that may decide.
 			switch kind, c := s.st.line(bytes.TrimSuffix(line, []byte{'\r'}), s.st.initSID == ""); kind {
@@ -79,20 +89,39 @@ func (s *Scanner) Feed(b []byte) (sessionID string, result *Claude) {
 		}
 		s.pending = s.pending[:0]
 	}
-	return s.st.sessionID(), result
+	return s.SessionID(), result
 }
 
 // SessionID returns the latest session id seen so far.
-func (s *Scanner) SessionID() string { return s.st.sessionID() }
+func (s *Scanner) SessionID() string {
+	if s.codex {
+		return s.cx.thread
+	}
+	return s.st.sessionID()
+}
 
-// Result returns the result line of the latest run, nil if that run has
-// written none (yet): a later init line clears it.
-func (s *Scanner) Result() *Claude { return s.st.result }
+// Result returns the result line of the latest run (for codex-json, its
+// latest turn's end), nil if that run has written none (yet): a later init
+// line clears it.
+func (s *Scanner) Result() *Claude {
+	if s.codex {
+		return s.cx.run
+	}
+	return s.st.result
+}
+
+// Malformed counts the lines skipped because they looked like JSON events
+// and were not (codex-json).
+func (s *Scanner) Malformed() int { return s.cx.malformed }
 
 // InFlight is the latest tool call started and not finished, if any.
 func (s *Scanner) InFlight() (Tool, bool) {
-	if n := len(s.st.tools); n > 0 {
-		return s.st.tools[n-1], true
+	tools := s.st.tools
+	if s.codex {
+		tools = s.cx.tools
+	}
+	if n := len(tools); n > 0 {
+		return tools[n-1], true
 	}
 	return Tool{}, false
 }
