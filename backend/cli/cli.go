@@ -20,6 +20,7 @@ import (
 
 	"shepherd/backend/api"
 	"shepherd/backend/paths"
+	"shepherd/backend/presets"
 )
 
 // Version is reported by GET /v1/engine; set at build time with
@@ -88,7 +89,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err == nil && (len(pos) < cmd.minPos || (cmd.maxPos >= 0 && len(pos) > cmd.maxPos)) {
 		err = usagef("%s: wrong number of arguments", cmd.name)
 	}
-	if err == nil && cmd.rest && len(tail) == 0 {
+	if err == nil && cmd.rest && !cmd.restOptional && len(tail) == 0 {
 		err = usagef("%s: the command to run is missing (put it after --)", cmd.name)
 	}
 	switch {
@@ -218,7 +219,10 @@ type command struct {
 	minPos  int
 	maxPos  int  // -1: any number
 	rest    bool // the agent's command line follows the positionals
-	run     func(e *env, pos, tail []string) error
+	// restOptional: the verb checks itself whether it needs that command
+	// line (create with --preset needs none).
+	restOptional bool
+	run          func(e *env, pos, tail []string) error
 	// setup declares the verb's flags and returns its run function, which
 	// sees the parsed values through its closure.
 	setup func(fs *flag.FlagSet) func(e *env, pos, tail []string) error
@@ -302,7 +306,9 @@ func flagArgName(name string) string {
 	case "listen":
 		return "ADDR"
 	case "profile":
-		return "generic|claude-stream-json"
+		return "generic|claude-stream-json|codex-json"
+	case "preset":
+		return strings.Join(presets.Names(), "|")
 	case "stale-check":
 		return "true|false"
 	}

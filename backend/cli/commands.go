@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"shepherd/backend/api"
+	"shepherd/backend/presets"
 	"shepherd/backend/store"
 	"shepherd/backend/supervisor"
 )
@@ -30,8 +31,8 @@ func init() {
 			minPos: 1, maxPos: 1, run: cmdSelect},
 		{name: "ls", args: "P", summary: "list a project's agents", minPos: 1, maxPos: 1, run: cmdList},
 		{name: "get", args: "P A", summary: "show one agent's record", minPos: 2, maxPos: 2, run: cmdGet},
-		{name: "create", args: "P A [flags] -- CMD [ARGS…]", summary: "create an agent (not started)",
-			minPos: 2, maxPos: 2, rest: true, setup: setupCreate},
+		{name: "create", args: "P A [flags] -- CMD [ARGS…]  |  P A --preset claude|codex [--prompt TEXT] [--model M] [-- OPTIONS…]", summary: "create an agent (not started)",
+			minPos: 2, maxPos: 2, rest: true, restOptional: true, setup: setupCreate},
 		{name: "start", args: "P A", summary: "start an agent", minPos: 2, maxPos: 2, run: cmdStart},
 		{name: "resume", args: "P A", summary: "resume an agent's session (its resume args, {sessionId} filled in)", minPos: 2, maxPos: 2, run: cmdResume},
 		{name: "settings", args: "P [--key value]…", summary: "show or change a project's monitoring settings (keys as in the API: --staleThresholdSec 600 …)",
@@ -359,7 +360,10 @@ func setupCreate(fs *flag.FlagSet) runFunc {
 	)
 	cwd := fs.String("cwd", "", "working folder (default: the project folder)")
 	name := fs.String("name", "", "display name")
-	profile := fs.String("profile", "", "how to read the agent's log: generic or claude-stream-json")
+	profile := fs.String("profile", "", "how to read the agent's log: generic, claude-stream-json or codex-json")
+	preset := fs.String("preset", "", "an agent CLI Shepherd knows ("+strings.Join(presets.Names(), ", ")+"): its command, profile and resume arguments")
+	prompt := fs.String("prompt", "", "with --preset: what to ask the agent")
+	model := fs.String("model", "", "with --preset: the model to use")
 	keepAlive := fs.Bool("keep-alive", false, "restart it with backoff when it dies")
 	autoStart := fs.Bool("auto-start", false, "start it when its project is loaded")
 	fs.Var(&envs, "env", "environment variable K=V (repeatable)")
@@ -369,11 +373,21 @@ func setupCreate(fs *flag.FlagSet) runFunc {
 	fs.StringVar(&resumeArgs, "resume-args", "", "the resume arguments as one shell-quoted string")
 	fs.Var(&staleCheck, "stale-check", "check it for silence (default: on for claude-stream-json only)")
 	return func(e *env, pos, tail []string) error {
+		var pre *presets.Preset
+		if *preset != "" {
+			p, err := presets.Lookup(*preset)
+			if err != nil {
+				return usagef("--preset: %v", err)
+			}
+			pre = &p
+		} else if len(tail) == 0 {
+			return usagef("create: the command to run is missing (put it after --), or use --preset %s", strings.Join(presets.Names(), "|"))
+		} else if *prompt != "" || *model != "" {
+			return usagef("--prompt and --model go with --preset")
+		}
 		spec := supervisor.AgentSpec{
 			ID:                 pos[1],
 			Name:               *name,
-			Command:            tail[0],
-			Args:               tail[1:],
 			Profile:            *profile,
 			KeepAlive:          *keepAlive,
 			AutoStartOnRestore: *autoStart,
@@ -397,6 +411,16 @@ func setupCreate(fs *flag.FlagSet) runFunc {
 				spec.Env = map[string]string{}
 			}
 			spec.Env[k] = v
+		}
+		if pre != nil {
+			// The preset's command line; what follows -- is extra options.
+			spec.Command = pre.Command
+			spec.Args, spec.ResumeArgs = pre.Args(*prompt, *model, tail)
+			if spec.Profile == "" {
+				spec.Profile = pre.Profile
+			}
+		} else {
+			spec.Command, spec.Args = tail[0], tail[1:]
 		}
 		if resumeArgs != "" {
 			if len(resumeArg) > 0 {

@@ -94,3 +94,23 @@ func resolve(t *testing.T, name string) string {
 	t.Fatalf("no project %q", name)
 	return ""
 }
+
+// create --preset fills the command, the profile and the resume arguments;
+// an unknown preset is a usage error listing them.
+func TestCreatePreset(t *testing.T) {
+	p := isolate(t)
+	serve(t, p)
+	ok(t, "add-project", t.TempDir(), "--name", "pr")
+	var r store.Record
+	okJSON(t, &r, "create", "pr", "cx", "--preset", "codex", "--prompt", "fix the tests", "--model", "gpt-5", "--", "--full-auto")
+	if r.Command != "codex" || r.Profile != "codex-json" || strings.Join(r.Args, " ") != "exec --json -m gpt-5 --full-auto fix the tests" ||
+		strings.Join(r.ResumeArgs, " ") != "exec --json -m gpt-5 --full-auto resume {sessionId} continue" {
+		t.Fatalf("codex preset: %+v", r)
+	}
+	okJSON(t, &r, "create", "pr", "cl", "--preset", "claude", "--prompt", "fix it")
+	if r.Command != "claude" || r.Profile != "claude-stream-json" || r.Args[len(r.Args)-1] != "fix it" {
+		t.Fatalf("claude preset: %+v", r)
+	}
+	fails(t, ExitUsage, `unknown preset "aider" (presets: claude, codex)`, "create", "pr", "x", "--preset", "aider")
+	fails(t, ExitUsage, "the command to run is missing", "create", "pr", "y")
+}

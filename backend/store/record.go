@@ -15,7 +15,15 @@ import (
 const (
 	ProfileGeneric    = "generic"
 	ProfileClaudeJSON = "claude-stream-json"
+	ProfileCodexJSON  = "codex-json"
 )
+
+// Structured reports whether a profile's log is JSON events the engine
+// follows (session id, result, tool calls in flight): Claude Code's and
+// Codex's.
+func Structured(profile string) bool {
+	return profile == ProfileClaudeJSON || profile == ProfileCodexJSON
+}
 
 // DefaultGraceSec is the stop grace of SPEC when none is set.
 const DefaultGraceSec = 10

@@ -1,6 +1,7 @@
 package supervisor
 
 import (
+	"strings"
 	"syscall"
 	"time"
 
@@ -189,7 +190,14 @@ func resultOutcome(c *loganalysis.Claude) *outcome {
 		return nil
 	}
 	if c.Failed() {
-		return &outcome{lifecycle.Failed, lifecycle.ReasonFailed, "Claude reported " + c.Subtype}
+		msg := "Claude reported " + c.Subtype
+		if strings.HasPrefix(c.Subtype, "turn.") {
+			msg = "Codex reported " + c.Subtype
+			if c.Result != "" {
+				msg += ": " + c.Result
+			}
+		}
+		return &outcome{lifecycle.Failed, lifecycle.ReasonFailed, msg}
 	}
 	return &outcome{lifecycle.Completed, lifecycle.ReasonCompleted, ""}
 }

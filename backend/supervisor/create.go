@@ -37,10 +37,10 @@ func validateSpec(p *project, spec *AgentSpec) error {
 	switch spec.Profile {
 	case "":
 		spec.Profile = store.ProfileGeneric
-	case store.ProfileGeneric, store.ProfileClaudeJSON:
+	case store.ProfileGeneric, store.ProfileClaudeJSON, store.ProfileCodexJSON:
 	default:
-		return newErr(ErrValidation, "agent '%s': unknown profile %q (use %q or %q)",
-			spec.ID, spec.Profile, store.ProfileGeneric, store.ProfileClaudeJSON)
+		return newErr(ErrValidation, "agent '%s': unknown profile %q (use %q, %q or %q)",
+			spec.ID, spec.Profile, store.ProfileGeneric, store.ProfileClaudeJSON, store.ProfileCodexJSON)
 	}
 	prof := loganalysis.Profile{Name: spec.Profile, CompletionPattern: spec.CompletionPattern, ErrorPattern: spec.ErrorPattern}
 	if err := prof.Validate(); err != nil {

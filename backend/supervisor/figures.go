@@ -16,14 +16,27 @@ import (
 // from the log's tail). Every counted run is a line in events.jsonl, from
 // which a project's cost of the day is summed.
 
-// figuresOf turns a Claude result line into run figures.
-func figuresOf(c *loganalysis.Claude, at time.Time) store.RunFigures {
-	cost := c.TotalCostUSD
+// figuresOf turns a run's result (Claude's result line, Codex's last turn)
+// into run figures. Codex reports no duration and no cost: its duration is
+// the run's, from the record.
+func figuresOf(r *store.Record, c *loganalysis.Claude, at time.Time) store.RunFigures {
 	at = at.UTC()
-	return store.RunFigures{Runs: 1, Turns: c.NumTurns, DurationMs: c.DurationMs, CostUSD: &cost,
-		InputTokens: c.InputTokens, CachedInputTokens: c.CachedTokens, OutputTokens: c.OutputTokens, At: &at,
-		// One run's result line, whenever it is read again.
-		Key: fmt.Sprintf("%s/%d/%d/%.6f/%d/%d", c.SessionID, c.NumTurns, c.DurationMs, c.TotalCostUSD, c.InputTokens, c.OutputTokens)}
+	f := store.RunFigures{Runs: 1, Turns: c.NumTurns, DurationMs: c.DurationMs,
+		InputTokens: c.InputTokens, CachedInputTokens: c.CachedTokens, OutputTokens: c.OutputTokens,
+		ReasoningTokens: c.ReasoningTokens, At: &at}
+	if r.Profile == store.ProfileClaudeJSON {
+		cost := c.TotalCostUSD
+		f.CostUSD = &cost
+	}
+	if f.DurationMs == 0 && r.StartedAt != nil && at.After(*r.StartedAt) {
+		f.DurationMs = at.Sub(*r.StartedAt).Milliseconds()
+	}
+	// One run's result, whenever it is read again.
+	f.Key = fmt.Sprintf("%s/%s/%d/%d/%.6f/%d/%d", c.SessionID, c.Subtype, c.NumTurns, c.DurationMs, c.TotalCostUSD, c.InputTokens, c.OutputTokens)
+	if r.Profile == store.ProfileCodexJSON && r.StartedAt != nil {
+		f.Key += "/" + r.StartedAt.UTC().Format(time.RFC3339Nano) // a resumed Codex run keeps its thread id
+	}
+	return f
 }
 
 // countRun puts a run's figures on the record, unless they are the ones it
@@ -32,7 +45,7 @@ func countRun(r *store.Record, c *loganalysis.Claude, at time.Time) (store.RunFi
 	if c == nil {
 		return store.RunFigures{}, false
 	}
-	f := figuresOf(c, at)
+	f := figuresOf(r, c, at)
 	if r.LastResult != nil && r.LastResult.Key == f.Key {
 		return f, false
 	}

@@ -22,7 +22,7 @@ import (
 	"shepherd/backend/store"
 )
 
-var shimPath, fakeClaude string
+var shimPath, fakeClaude, fakeCodex string
 
 func TestMain(m *testing.M) {
 	if os.Getenv("SHEPHERD_TEST_ENGINE") != "" {
@@ -34,8 +34,9 @@ func TestMain(m *testing.M) {
 	}
 	shimPath = filepath.Join(dir, "shepherd-shim")
 	fakeClaude = filepath.Join(dir, "claude")
+	fakeCodex = filepath.Join(dir, "codex")
 	for bin, pkg := range map[string]string{shimPath: "shepherd/backend/shim/cmd/shepherd-shim",
-		fakeClaude: "shepherd/backend/supervisor/testdata/fakeclaude"} {
+		fakeClaude: "shepherd/backend/supervisor/testdata/fakeclaude", fakeCodex: "shepherd/backend/supervisor/testdata/fakecodex"} {
 		if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
 			fmt.Fprintf(os.Stderr, "build %s: %v\n%s", pkg, err, out)
 			os.Exit(1)

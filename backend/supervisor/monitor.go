@@ -234,13 +234,14 @@ func (e *Engine) staleCheck(p *project) {
 	}
 }
 
-// staleChecked: on by default for claude-stream-json agents, off for
-// generic ones (a quiet dev server is not a hung one); staleCheck overrides.
+// staleChecked: on by default for claude-stream-json and codex-json agents,
+// off for generic ones (a quiet dev server is not a hung one); staleCheck
+// overrides.
 func staleChecked(r *store.Record) bool {
 	if r.StaleCheck != nil {
 		return *r.StaleCheck
 	}
-	return r.Profile == store.ProfileClaudeJSON
+	return store.Structured(r.Profile)
 }
 
 // WatchdogNow runs one watchdog pass over a project at once (the timer's

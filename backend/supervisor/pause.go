@@ -323,7 +323,7 @@ func (e *Engine) pauseAgent(ctx context.Context, a *agent, now bool, note string
 	}
 	grace := secs(a.rec.GraceSec)
 	safe := secs(e.settingsOf(a.rec.ProjectID).SafePointWaitSec)
-	waitTool := !now && a.rec.Profile == store.ProfileClaudeJSON
+	waitTool := !now && store.Structured(a.rec.Profile)
 	a.mu.Unlock()
 	if waitTool {
 		e.waitSafePoint(ctx, a, rn, grace+safe)

@@ -258,7 +258,7 @@ func (e *Engine) watchRun(a *agent, rn *run) {
 		}
 		rn.timer = e.after(a.life, max(left, 0), func() { e.onTimeout(a, rn) })
 	}
-	if a.rec.Profile == store.ProfileClaudeJSON {
+	if store.Structured(a.rec.Profile) {
 		rn.scanner = loganalysis.NewScanner(profileOf(a.rec))
 		if rn.logOff > 0 && rn.logOff < rn.logSize && rn.p.Attached() {
 			// Re-attached: reading starts inside the log, maybe mid-line.
