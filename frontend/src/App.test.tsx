@@ -15,7 +15,7 @@ vi.mock('./api', async (orig) => {
     ...real,
     api: {
       projects: {list: vi.fn(), select: vi.fn(), pickFolder: vi.fn(), add: vi.fn()},
-      agents: {list: vi.fn(), events: vi.fn()},
+      agents: {list: vi.fn(), events: vi.fn(), watch: vi.fn(() => Promise.resolve())},
       logs: {tail: vi.fn(), follow: vi.fn(), unfollow: vi.fn()},
       settings: {get: vi.fn()},
       setTitle: vi.fn(),
@@ -26,6 +26,8 @@ vi.mock('./api', async (orig) => {
         const parsed = ({
           'agent:state': real.agentSchema, 'agent:removed': real.agentRefSchema, 'agent:log': real.logBatchSchema,
           'project:synced': real.syncSummarySchema, notify: real.notificationSchema,
+          'project:state': real.projectStateSchema, 'engine:status': real.engineStatusSchema,
+          'agent:stats': real.statsBatchSchema,
         } as const)[name].safeParse(data)
         if (parsed.success) h(parsed.data)
       })

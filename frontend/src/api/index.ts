@@ -9,7 +9,7 @@ import * as SettingsSvc from '../../wailsjs/go/app/SettingsService'
 import {EventsOn, WindowSetTitle} from '../../wailsjs/runtime/runtime'
 import type {z} from 'zod'
 import {
-  agentRefSchema, agentSchema, logBatchSchema, notificationSchema, syncSummarySchema,
+  agentRefSchema, agentSchema, engineStatusSchema, logBatchSchema, notificationSchema, projectStateSchema, statsBatchSchema, syncSummarySchema,
   type Agent, type AgentSpec, type EngineEvent, type EngineStatus, type LogChunk, type Project,
   type Prefs, type Settings, type SyncSummary,
 } from './types'
@@ -17,7 +17,9 @@ import {
 export * from './types'
 
 export const getVersion = (): Promise<string> => App.Version()
-export const getEngine = (): Promise<EngineStatus> => App.Engine()
+export const getEngine = (): Promise<EngineStatus> => App.Engine() as Promise<EngineStatus>
+/** Starts an engine in this window (after the one it was attached to went away). */
+export const startEngine = (): Promise<EngineStatus> => App.StartEngine() as Promise<EngineStatus>
 
 export const api = {
   projects: {
@@ -27,6 +29,10 @@ export const api = {
     rename: (id: string, name: string) => Projects.Rename(id, name) as Promise<Project>,
     remove: (id: string, force: boolean) => Projects.Remove(id, force),
     select: (id: string) => Projects.Select(id) as Promise<SyncSummary>,
+    /** Pauses the project (its running agents at a safe point unless now); resolves once they are paused. */
+    pause: (id: string, note = '', now = false) =>
+      Projects.Pause(id, note, now) as Promise<{agentId: string; record?: Agent; error?: string}[]>,
+    unpause: (id: string) => Projects.Unpause(id),
   },
   agents: {
     list: (projectId: string) => Agents.List(projectId) as Promise<Agent[]>,
@@ -39,6 +45,10 @@ export const api = {
     /** graceSec < 0: the agent's own grace. */
     stop: (projectId: string, id: string, graceSec = -1) => Agents.Stop(projectId, id, graceSec) as Promise<Agent>,
     resume: (projectId: string, id: string) => Agents.Resume(projectId, id) as Promise<Agent>,
+    pause: (projectId: string, id: string, now = false, note = '') => Agents.Pause(projectId, id, now, note) as Promise<Agent>,
+    unpause: (projectId: string, id: string) => Agents.Unpause(projectId, id) as Promise<Agent>,
+    /** The window shows this project: sample its agents' CPU and memory (a 15 s lease; call it again while shown). */
+    watch: (projectId: string) => Agents.Watch(projectId),
     remove: (projectId: string, id: string, force: boolean, deleteLog: boolean) =>
       Agents.Remove(projectId, id, force, deleteLog),
     stopAll: (projectId: string) =>
@@ -76,6 +86,9 @@ export const EVENTS = {
   agentRemoved: 'agent:removed',
   agentLog: 'agent:log',
   projectSynced: 'project:synced',
+  projectState: 'project:state',
+  engineStatus: 'engine:status',
+  agentStats: 'agent:stats',
   notify: 'notify',
 } as const
 
@@ -84,6 +97,9 @@ const schemas = {
   [EVENTS.agentRemoved]: agentRefSchema,
   [EVENTS.agentLog]: logBatchSchema,
   [EVENTS.projectSynced]: syncSummarySchema,
+  [EVENTS.projectState]: projectStateSchema,
+  [EVENTS.engineStatus]: engineStatusSchema,
+  [EVENTS.agentStats]: statsBatchSchema,
   [EVENTS.notify]: notificationSchema,
 }
 type Schemas = typeof schemas

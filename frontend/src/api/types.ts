@@ -126,7 +126,42 @@ export interface Project {
   agents: number
   running: number
   attention: number
+  /** The pause (seed 002) and the run queue. */
+  paused?: boolean
+  pausedAt?: string | null
+  pauseNote?: string
+  pauseProblem?: string
+  live?: number
+  queued?: number
+  maxRunning?: number
+  /** Why the project's folder cannot be used (moved, deleted); its agents are still supervised. */
+  folderMissing?: string
 }
+
+export const projectStateSchema = z.object({projectId: z.string().optional(), id: z.string()}).loose()
+
+export const engineStatusSchema = z.object({
+  state: z.string(),
+  url: z.string().optional(),
+  pid: z.number().optional(),
+  dataDir: z.string().optional(),
+  message: z.string().optional(),
+}).loose()
+
+export const statsSchema = z.object({
+  cpuPercent: z.number().nullish(),
+  rssBytes: z.number(),
+  processes: z.number(),
+  sampledAt: z.string(),
+})
+export type Stats = z.infer<typeof statsSchema>
+
+export const statsBatchSchema = z.object({
+  projectId: z.string(),
+  at: z.string(),
+  agents: z.record(z.string(), statsSchema),
+})
+export type StatsBatch = z.infer<typeof statsBatchSchema>
 
 export interface AgentSpec {
   id: string
@@ -179,8 +214,11 @@ export interface EngineEvent {
   data?: Record<string, unknown>
 }
 
+/** Which engine the window talks to: the one it runs, or another it is attached to. */
 export interface EngineStatus {
+  state: 'embedded' | 'attached' | 'lost' | 'none' | string
   url: string
   pid: number
   dataDir: string
+  message?: string
 }

@@ -3,11 +3,12 @@
 import {useEffect} from 'react'
 import {useQueries, useQuery, useQueryClient, type QueryClient} from '@tanstack/react-query'
 import {toast} from 'sonner'
-import {api, EVENTS, onEvent, type Agent, type Project, type SyncSummary} from '../api'
+import {api, EVENTS, getEngine, onEvent, type Agent, type EngineStatus, type Project, type StatsBatch, type SyncSummary} from '../api'
 import {feedOf, type FeedEntry} from '../lib/feed'
 
 export const keys = {
   projects: ['projects'] as const,
+  engine: ['engine'] as const,
   agents: (projectId: string) => ['agents', projectId] as const,
   events: (projectId: string, agentId: string) => ['events', projectId, agentId] as const,
   settings: (projectId: string) => ['settings', projectId] as const,
@@ -18,6 +19,33 @@ export const keys = {
 export const FEED_EVENTS = 400
 /** Events read for one agent's runs and events tab. */
 export const AGENT_EVENTS = 500
+
+/** Which engine the window talks to (pushed as engine:status when it changes). */
+export function useEngineStatus() {
+  return useQuery({queryKey: keys.engine, queryFn: () => getEngine().catch((err: unknown): EngineStatus =>
+    ({state: 'none', url: '', pid: 0, dataDir: '', message: String(err)}))})
+}
+
+/**
+ * The window shows a project's agents: their CPU and memory are sampled
+ * while it does (a lease renewed every 10 s; nobody looking, nothing is
+ * sampled). Samples arrive as agent:stats.
+ */
+export function useWatchProject(projectId: string | null) {
+  useEffect(() => {
+    if (!projectId) return
+    const watch = () => void api.agents.watch(projectId).catch(() => {})
+    watch()
+    const t = setInterval(watch, 10_000)
+    return () => clearInterval(t)
+  }, [projectId])
+}
+
+/** Puts a stats sample on the cached agents of its project. */
+export function applyStats(qc: QueryClient, batch: StatsBatch) {
+  qc.setQueryData<Agent[]>(keys.agents(batch.projectId), (old) =>
+    old?.map((a) => (batch.agents[a.id] ? {...a, stats: batch.agents[a.id]} : a)))
+}
 
 export function useProjects() {
   return useQuery({queryKey: keys.projects, queryFn: api.projects.list})
@@ -129,6 +157,15 @@ export function useEngineEvents() {
         void qc.invalidateQueries({queryKey: keys.projects})
         const text = summarize(sum)
         if (text) toast.info(text, {id: `synced-${sum.projectId}`})
+      }),
+      onEvent(EVENTS.projectState, () => {
+        void qc.invalidateQueries({queryKey: keys.projects})
+      }),
+      onEvent(EVENTS.agentStats, (batch) => applyStats(qc, batch)),
+      onEvent(EVENTS.engineStatus, (st) => {
+        qc.setQueryData(keys.engine, st)
+        // Another engine, or one of its own now: everything is fetched again.
+        void qc.invalidateQueries({predicate: (q) => q.queryKey[0] !== 'engine'})
       }),
       onEvent(EVENTS.notify, (n) => {
         if (n.projectId) feed.touch(n.projectId)

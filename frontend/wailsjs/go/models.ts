@@ -58,6 +58,9 @@ export namespace app {
 	    logPath: string;
 	    activity?: store.Activity;
 	    queuePosition?: number;
+	    stats?: store.Stats;
+	    lastResult?: store.RunFigures;
+	    totals?: store.RunFigures;
 	}
 	export interface EngineStatus {
 	    state: string;
@@ -84,6 +87,7 @@ export namespace app {
 	    live: number;
 	    queued: number;
 	    maxRunning: number;
+	    folderMissing?: string;
 	}
 	export interface StopResult {
 	    agentId: string;
@@ -137,6 +141,26 @@ export namespace store {
 	    path: string;
 	    // Go type: time
 	    createdAt: any;
+	}
+	export interface RunFigures {
+	    runs: number;
+	    turns: number;
+	    durationMs: number;
+	    costUsd?: number;
+	    inputTokens: number;
+	    cachedInputTokens: number;
+	    outputTokens: number;
+	    reasoningOutputTokens?: number;
+	    // Go type: time
+	    at?: any;
+	    key?: string;
+	}
+	export interface Stats {
+	    cpuPercent?: number;
+	    rssBytes: number;
+	    processes: number;
+	    // Go type: time
+	    sampledAt: any;
 	}
 
 }

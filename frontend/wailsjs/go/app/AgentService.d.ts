@@ -22,6 +22,8 @@ export function Resume(arg1:string,arg2:string):Promise<app.Agent>;
 
 export function Start(arg1:string,arg2:string):Promise<app.Agent>;
 
+export function StatsHistory(arg1:string,arg2:string):Promise<Array<store.Stats>>;
+
 export function Stop(arg1:string,arg2:string,arg3:number):Promise<app.Agent>;
 
 export function StopAll(arg1:string):Promise<Array<app.StopResult>>;
@@ -29,3 +31,5 @@ export function StopAll(arg1:string):Promise<Array<app.StopResult>>;
 export function Unpause(arg1:string,arg2:string):Promise<app.Agent>;
 
 export function Update(arg1:string,arg2:supervisor.AgentSpec):Promise<app.Agent>;
+
+export function Watch(arg1:string):Promise<void>;

@@ -38,6 +38,10 @@ export function Start(arg1, arg2) {
   return window['go']['app']['AgentService']['Start'](arg1, arg2);
 }
 
+export function StatsHistory(arg1, arg2) {
+  return window['go']['app']['AgentService']['StatsHistory'](arg1, arg2);
+}
+
 export function Stop(arg1, arg2, arg3) {
   return window['go']['app']['AgentService']['Stop'](arg1, arg2, arg3);
 }
@@ -52,4 +56,8 @@ export function Unpause(arg1, arg2) {
 
 export function Update(arg1, arg2) {
   return window['go']['app']['AgentService']['Update'](arg1, arg2);
+}
+
+export function Watch(arg1) {
+  return window['go']['app']['AgentService']['Watch'](arg1);
 }

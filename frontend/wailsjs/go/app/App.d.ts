@@ -4,6 +4,8 @@ import {app} from '../models';
 
 export function Engine():Promise<app.EngineStatus>;
 
+export function MCPConfig():Promise<string>;
+
 export function Quit():Promise<void>;
 
 export function Show():Promise<void>;

@@ -6,6 +6,10 @@ export function Engine() {
   return window['go']['app']['App']['Engine']();
 }
 
+export function MCPConfig() {
+  return window['go']['app']['App']['MCPConfig']();
+}
+
 export function Quit() {
   return window['go']['app']['App']['Quit']();
 }
