@@ -5,10 +5,12 @@ import {api, errorMessage} from './api'
 import {keys, useEngineEvents, useProjects} from './state/queries'
 import {useUI, type Dialog} from './state/ui'
 import {AgentFormDialog, RemoveAgentDialog, StopAllDialog} from './screens/agents/AgentDialogs'
+import {EngineBanner} from './screens/engine/Engine'
 import {FeedPanel} from './screens/feed/FeedPanel'
 import {AgentsScreen} from './screens/agents/AgentsScreen'
 import {AddProjectDialog} from './screens/projects/AddProjectDialog'
 import {EmptyState} from './screens/projects/EmptyState'
+import {PauseProjectDialog} from './screens/projects/PauseProject'
 import {RemoveProjectDialog, RenameProjectDialog} from './screens/projects/ProjectDialogs'
 import {ProjectSwitcher} from './screens/projects/ProjectSwitcher'
 import {PrefsDialog, SettingsDialog} from './screens/settings/SettingsDialog'
@@ -24,6 +26,7 @@ function Dialogs({dialog}: {dialog: Dialog | null}) {
     case 'settings': return <SettingsDialog/>
     case 'prefs': return <PrefsDialog/>
     case 'stopAll': return <StopAllDialog/>
+    case 'pauseProject': return <PauseProjectDialog projectId={dialog.projectId}/>
     default: return null
   }
 }
@@ -54,7 +57,8 @@ export default function App() {
   }, [projects])
 
   let body
-  if (error) body = <main className="empty"><h1>Shepherd</h1><p className="field-error">{errorMessage(error)}</p></main>
+  // Projects already shown stay shown when a refetch fails (the engine went away: its banner says so).
+  if (error && !projects) body = <main className="empty"><h1>Shepherd</h1><p className="field-error">{errorMessage(error)}</p></main>
   else if (isLoading) body = <main className="empty"><p className="muted">Loading…</p></main>
   else if (!projects?.length) body = <EmptyState/>
   else body = project ? <AgentsScreen project={project}/> : null
@@ -62,7 +66,10 @@ export default function App() {
   return (
     <div className="shell">
       {projects && projects.length > 0 && <ProjectSwitcher/>}
-      {body}
+      <div className="column">
+        <EngineBanner/>
+        {body}
+      </div>
       {feedOpen && projects && projects.length > 0 && <FeedPanel/>}
       <Dialogs dialog={dialog}/>
       <Toaster richColors closeButton position="bottom-right" theme="system"/>

@@ -67,7 +67,9 @@ export const agentSchema = z.object({
   resumeCount: z.number(),
   pausedAt: z.string().nullish(),
   pauseNote: z.string().nullish(),
+  pausedWithProject: z.boolean().nullish(),
   queuePosition: z.number().nullish(),
+  queuedAction: z.string().nullish(),
   activity: activitySchema.nullish(),
   lastResult: resultSchema.nullish(),
   totals: totalsSchema.nullish(),
@@ -187,6 +189,8 @@ export interface Settings {
   resultGraceSec: number
   autoResumeLimit: number
   pausedExpiryDays: number
+  /** Newer engines: how long a pause lets a tool call in flight finish. */
+  safePointWaitSec?: number
   maxRunning: number
   notifyNative: boolean
   notifyCompletion: boolean

@@ -67,6 +67,7 @@ export function causeText(reason?: string): string {
     case 'auto-resume': return 'auto-resumed'
     case 'keep-alive restart': return 'restarted by keep-alive'
     case 'auto start on restore': return 'started when the project opened'
+    case 'unpause': return 'resumed after a pause'
   }
   if (reason?.startsWith('sync')) return 'picked up when Shepherd started'
   return reason ? reason : 'started'
@@ -90,7 +91,13 @@ export function describe(e: EngineEvent, projectId: string, index: number): Feed
       if (e.to === 'spawning' && e.reason === 'auto start on restore') {
         return {...base, level: 'info', title: causeText(e.reason)}
       }
-      if (e.to === 'paused' || e.to === 'queued') return {...base, level: 'info', title: e.to, reason: e.reason}
+      // Pauses and queueing: traced, but the user's own doing unless a file or a limit did it.
+      if (e.to === 'paused') {
+        return {...base, level: 'info', title: 'paused', reason: str(d.pauseNote) || undefined, byUser: true}
+      }
+      if (e.to === 'queued') {
+        return {...base, level: 'info', title: 'queued', reason: e.reason?.replace(/^queued: /, 'waits to ') || undefined, byUser: true}
+      }
       return null
     case 'recovery': {
       const [level, title] = RECOVERY[str(d.action) ?? ''] ?? ['warning', `recovery: ${str(d.action) ?? 'unknown'}`]
@@ -116,6 +123,18 @@ export function describe(e: EngineEvent, projectId: string, index: number): Feed
       return {...base, level: 'error', title: 'unreadable record moved aside', reason: e.reason || str(d.problem)}
     case 'start:failed':
       return {...base, level: 'error', title: 'could not start', reason: e.reason}
+    case 'project:paused': {
+      const byFile = e.reason !== 'pause'
+      const note = str(d.note)
+      return {...base, agentId: undefined, level: byFile ? 'warning' : 'info', title: 'project paused', byUser: !byFile,
+        reason: [byFile ? e.reason : '', note && `“${note}”`].filter(Boolean).join(' · ') || undefined}
+    }
+    case 'project:unpaused':
+      return {...base, agentId: undefined, level: 'info', title: 'project unpaused', byUser: e.reason === 'unpause',
+        reason: e.reason === 'unpause' ? undefined : e.reason}
+    case 'pause:safe-point':
+      return {...base, level: 'info', title: 'pausing after its tool call', byUser: true,
+        reason: str(d.tool) ? `${str(d.tool)} in flight; at most ${num(d.limitSec) ?? '?'} s` : e.reason}
     case 'stop-all':
       return {...base, level: 'info', title: `stop all: ${num(d.agents) ?? 0} agents`, byUser: true}
     case 'removed':

@@ -64,7 +64,9 @@ describe('activityText and start errors', () => {
     expect(v).toMatchObject({tone: 'bad', label: 'could not start', detail: "Failed to start process 'c': not found"})
   })
   it('a queued agent says its place', () => {
-    expect(statusView(agent({status: 'queued', queuePosition: 2}))).toMatchObject({label: 'queued', detail: '#2 in the queue'})
+    expect(statusView(agent({status: 'queued', queuePosition: 2}))).toMatchObject({label: 'queued · 2nd'})
+    expect(statusView(agent({status: 'queued', queuePosition: 1, queuedAction: 'unpause'})))
+      .toMatchObject({label: 'queued · 1st', detail: 'to resume after its pause'})
   })
 })
 

@@ -1,6 +1,7 @@
 // How an agent's status and exit reason are shown: one place, so the list,
 // the detail and the tests agree.
 import {LIVE, type Agent} from '../api'
+import {pausedDetail, queuedFor, queueLabel} from './pause'
 import {duration, inTime, parseTime, short} from './time'
 
 export type Tone = 'ok' | 'bad' | 'warn' | 'live' | 'idle'
@@ -51,7 +52,7 @@ export function statusView(a: Agent): StatusView {
   }
   switch (a.status) {
     case 'queued':
-      return {icon: '◷', tone: 'live', label, detail: a.queuePosition ? `#${a.queuePosition} in the queue` : 'waiting for a free slot'}
+      return {icon: '◷', tone: 'live', label: queueLabel(a), detail: queuedFor(a.queuedAction) || undefined}
     case 'completed':
       return {icon: '✔', tone: 'ok', label, detail: code || undefined}
     case 'failed':
@@ -61,7 +62,7 @@ export function statusView(a: Agent): StatusView {
     case 'stopped':
       return {icon: '■', tone: 'idle', label, detail: a.exitReason === 'stopped_by_user' ? 'stopped by user' : undefined}
     case 'paused':
-      return {icon: '⏸', tone: 'idle', label, detail: a.pauseNote || undefined}
+      return {icon: '⏸', tone: 'idle', label, detail: pausedDetail(a) || undefined}
     case 'not_started':
       return {icon: '○', tone: 'idle', label}
   }

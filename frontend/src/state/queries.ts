@@ -158,7 +158,15 @@ export function useEngineEvents() {
         const text = summarize(sum)
         if (text) toast.info(text, {id: `synced-${sum.projectId}`})
       }),
-      onEvent(EVENTS.projectState, () => {
+      onEvent(EVENTS.projectState, (view) => {
+        // The pause and queue fields at once; the counts come with the refetch.
+        qc.setQueryData<Project[]>(keys.projects, (old) => old?.map((p) => {
+          if (p.id !== view.id) return p
+          const next = {...p, ...view} as Project
+          if (!view.paused) Object.assign(next, {pausedAt: undefined, pauseNote: undefined, pauseProblem: undefined})
+          return next
+        }))
+        feed.touch(view.id)
         void qc.invalidateQueries({queryKey: keys.projects})
       }),
       onEvent(EVENTS.agentStats, (batch) => applyStats(qc, batch)),

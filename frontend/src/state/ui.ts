@@ -14,6 +14,7 @@ export type Dialog =
   | {kind: 'settings'}
   | {kind: 'prefs'}
   | {kind: 'stopAll'}
+  | {kind: 'pauseProject'; projectId: string}
 
 const LAST_PROJECT = 'shepherd.lastProject'
 
@@ -39,6 +40,9 @@ interface UIState {
   feedOpen: boolean
   /** Last time the feed was seen, per project (ms). */
   seen: Record<string, number>
+  /** Project pauses under way: the agents each one waits for. */
+  pausing: Record<string, readonly string[]>
+  setPausing: (projectId: string, ids: readonly string[] | null) => void
   selectProject: (id: string | null) => void
   selectAgent: (id: string | null) => void
   setCursor: (id: string | null) => void
@@ -71,6 +75,13 @@ export const useUI = create<UIState>((set, get) => ({
   sort: {key: 'default', desc: false},
   feedOpen: false,
   seen: {},
+  pausing: {},
+  setPausing: (projectId, ids) => set((s) => {
+    const pausing = {...s.pausing}
+    if (ids) pausing[projectId] = ids
+    else delete pausing[projectId]
+    return {pausing}
+  }),
   selectProject: (id) => {
     try {
       if (id) localStorage.setItem(LAST_PROJECT, id)

@@ -1,8 +1,11 @@
 import {toast} from 'sonner'
-import {api, errorMessage, type Agent} from '../../api'
+import {api, errorMessage, type Agent, type Project} from '../../api'
 import {Menu, type MenuItem} from '../../components/Menu'
 import {isRestarting} from '../../lib/groups'
 import {canResume, isLive} from '../../lib/status'
+import {queuedFor} from '../../lib/pause'
+import {useQueryClient} from '@tanstack/react-query'
+import {keys} from '../../state/queries'
 import {useUI} from '../../state/ui'
 
 /**
@@ -21,7 +24,7 @@ export function useAgentCall() {
   }
 }
 
-export type OpKind = 'start' | 'stop' | 'resume' | 'edit' | 'remove'
+export type OpKind = 'start' | 'stop' | 'resume' | 'pause' | 'unpause' | 'edit' | 'remove'
 export interface Op {
   kind: OpKind
   label: string
@@ -41,7 +44,10 @@ export function useAgentOps(agent: Agent): Op[] {
   const stopping = agent.status === 'stopping' || agent.status === 'killing'
   const restarting = isRestarting(agent)
   const queued = agent.status === 'queued'
+  const paused = agent.status === 'paused'
   const resumable = canResume(agent)
+  // Read, not watched: a title need not re-render thirty rows when a project changes.
+  const projectPaused = !!useQueryClient().getQueryData<Project[]>(keys.projects)?.find((x) => x.id === p)?.paused
 
   const resume = () => void call('resume', () => api.agents.resume(p, agent.id))
   const stop = async () => {
@@ -60,17 +66,34 @@ export function useAgentOps(agent: Agent): Op[] {
   const ops: Op[] = []
   if (live || restarting || queued) {
     ops.push({
-      kind: 'stop', label: stopping ? 'Stopping…' : 'Stop', disabled: stopping, run: () => void stop(),
+      kind: 'stop', label: stopping ? 'Stopping…' : queued ? 'Cancel' : 'Stop', disabled: stopping, run: () => void stop(),
       title: restarting ? 'Cancel the pending keep-alive restart'
-        : queued ? 'Take it out of the queue'
+        : queued ? `Take it out of the queue, where it waits ${queuedFor(agent.queuedAction) || 'to start'}`
           : `SIGTERM to its process group, then SIGKILL after ${agent.graceSec} s`,
     })
   }
-  const resumeOp: Op | null = resumable
+  if (agent.status === 'running' || queued) {
+    const safe = agent.profile === 'claude-stream-json'
+      ? 'Let the tool call in flight finish, then stop it'
+      : `Stop it (SIGINT, SIGTERM, then SIGKILL after ${agent.graceSec} s)`
+    ops.push({
+      kind: 'pause', label: 'Pause', run: () => void call('pause', () => api.agents.pause(p, agent.id)),
+      title: queued ? 'Take it out of the queue and keep it paused until you resume it'
+        : `${safe}; it stays paused${agent.sessionId ? ', its session kept,' : ''} until you resume it`,
+    })
+  }
+  if (paused) {
+    ops.push({
+      kind: 'unpause', label: 'Resume', run: () => void call('resume', () => api.agents.unpause(p, agent.id)),
+      title: (resumable ? `Continue session ${sid(agent)} where it paused` : 'Start it again with its arguments') +
+        (projectPaused ? ' (the project is paused: it waits in the queue until the project is unpaused)' : ''),
+    })
+  }
+  const resumeOp: Op | null = resumable && !paused
     ? {kind: 'resume', label: 'Resume', run: resume, title: `Continue session ${sid(agent)} with its resume arguments`}
     : null
   const startOp: Op | null = !live && !queued
-    ? {kind: 'start', label: 'Start', run: () => void call('start', () => api.agents.start(p, agent.id)),
+    ? {kind: 'start', label: paused ? 'Start afresh' : 'Start', run: () => void call('start', () => api.agents.start(p, agent.id)),
       title: restarting ? 'Start now instead of waiting for the restart' : 'Start a new run with its command and arguments'}
     : null
   // A session that did not finish is better resumed than started afresh.

@@ -96,4 +96,23 @@ describe('AgentList', () => {
     expect(items).toEqual(['Start', 'Edit', 'Remove…', 'Copy id'])
     expect(onSelect).toHaveBeenCalledTimes(1)
   })
+
+  it('pause and the queue: a running agent pauses from its menu, a paused one resumes (unpauses), a queued one says its place and cancels', () => {
+    const row = renderList([
+      agent({id: 'web', status: 'running', startedAt: at(90)}),
+      agent({id: 'napping', status: 'paused', pausedAt: at(60), pauseNote: 'rate limit', pausedWithProject: true,
+        sessionId: 's1', resumeArgs: ['--resume', '{sessionId}'], stoppedAt: at(60)}),
+      agent({id: 'waiting', status: 'queued', queuePosition: 2, queuedAction: 'start'}),
+    ])
+    fireEvent.click(row('web').getByRole('button', {name: 'More actions for web'}))
+    expect(screen.getAllByRole('menuitem').map((m) => m.textContent)).toContain('Pause')
+    fireEvent.keyDown(window, {key: 'Escape'})
+    expect(row('napping').getByText('paused')).toBeInTheDocument()
+    expect(row('napping').getByText('with the project: rate limit')).toBeInTheDocument()
+    expect(row('napping').getByRole('button', {name: 'Resume'})).toHaveAttribute('title', expect.stringContaining('where it paused'))
+    expect(row('waiting').getByText('queued · 2nd')).toBeInTheDocument()
+    expect(row('waiting').getByRole('button', {name: 'Cancel'})).toHaveAttribute('title', expect.stringContaining('out of the queue'))
+    expect(document.querySelector('tr[data-agent="waiting"]')!.closest('tbody')).toHaveAttribute('data-group', 'working')
+    expect(document.querySelector('tr[data-agent="napping"]')!.closest('tbody')).toHaveAttribute('data-group', 'idle')
+  })
 })

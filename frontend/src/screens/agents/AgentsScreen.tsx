@@ -1,10 +1,12 @@
 import {useEffect, useMemo} from 'react'
 import {errorMessage, api, type Project} from '../../api'
+import {loadText} from '../../lib/pause'
 import {countGroups, filterAgents, GROUP_LABELS, GROUPS, groupAgents, stoppable} from '../../lib/groups'
 import {useAgents} from '../../state/queries'
 import {useUI} from '../../state/ui'
 import {AgentDetail} from '../detail/AgentDetail'
 import {Bell} from '../feed/FeedPanel'
+import {PauseBanner} from '../projects/PauseProject'
 import {AgentList} from './AgentList'
 import {useListKeys} from './useListKeys'
 
@@ -39,16 +41,27 @@ export function AgentsScreen({project}: {project: Project}) {
       <header className="main-head">
         <div className="title">
           <h1>{project.name}</h1>
+          <span className={project.paused ? 'load paused' : 'load'} data-load
+            title={project.maxRunning ? `At most ${project.maxRunning} agents run at once; more starts wait in the queue (project settings)` : 'No limit on agents running at once (project settings)'}>
+            {loadText(project)}
+          </span>
           <span className="muted path" title={project.path}>{project.path}</span>
         </div>
         <Bell projectId={project.id}/>
         <button type="button" className="primary" onClick={() => open({kind: 'createAgent'})} title="Create an agent (Claude Code or any command)">New agent</button>
+        {!project.paused && (
+          <button type="button" onClick={() => open({kind: 'pauseProject', projectId: project.id})}
+            title="Pause every running agent of this project and hold its starts until you unpause it (asks first)">
+            Pause…
+          </button>
+        )}
         <button type="button" disabled={toStop === 0} onClick={() => open({kind: 'stopAll'})}
           title="Stop every running agent of this project, and cancel pending keep-alive restarts (asks first)">
           Stop all{toStop ? ` (${toStop})` : ''}
         </button>
         <button type="button" className="icon" onClick={() => open({kind: 'settings'})} aria-label="Project settings" title="Project settings">⚙</button>
       </header>
+      <PauseBanner project={project}/>
       {agents.length > 0 && (
         <div className="toolbar">
           <input type="search" data-search="agents" placeholder="Filter agents  /" aria-label="Filter agents"

@@ -7,7 +7,7 @@ export function StatusBadge({agent, withDetail = true}: {agent: Agent; withDetai
   return (
     <span className={`status tone-${v.tone}`} data-status={agent.status}>
       <span className="status-icon" aria-hidden="true">{v.icon}</span>
-      <span className="status-label">{agent.status === 'queued' && agent.queuePosition ? `queued #${agent.queuePosition}` : v.label}</span>
+      <span className="status-label">{v.label}</span>
       {!agent.attached && agent.status !== 'not_started' && (
         <span className="badge" title="Adopted from an earlier run of Shepherd">re-attached</span>
       )}

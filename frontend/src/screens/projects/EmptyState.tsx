@@ -1,4 +1,5 @@
 import {useUI} from '../../state/ui'
+import {EngineIndicator} from '../engine/Engine'
 
 /** First launch: what Shepherd does and the one thing to do. */
 export function EmptyState() {
@@ -15,6 +16,7 @@ export function EmptyState() {
       <button type="button" className="primary big" onClick={() => open({kind: 'addProject'})}>
         Add project
       </button>
+      <div className="empty-engine"><EngineIndicator/></div>
     </main>
   )
 }

@@ -1,4 +1,6 @@
+import {loadText} from '../../lib/pause'
 import {useProjects} from '../../state/queries'
+import {EngineIndicator} from '../engine/Engine'
 import {useUI} from '../../state/ui'
 
 /** The list of known projects with their counts; selecting one loads it. */
@@ -21,7 +23,10 @@ export function ProjectSwitcher() {
               <span className="project-path" title={p.path}>{p.path}</span>
               {p.loaded && (
                 <span className="project-counts">
-                  <span title="running">{p.running} running</span>
+                  <span className={p.paused ? 'load paused' : 'load'} data-load
+                    title={p.paused ? `Paused${p.pauseNote ? `: ${p.pauseNote}` : ''}` : 'Agents running (of the limit) and waiting in the queue'}>
+                    {p.paused && <span aria-hidden="true">⏸ </span>}{loadText(p)}
+                  </span>
                   {p.attention > 0 && <span className="attention" title="need attention">⚠ {p.attention}</span>}
                 </span>
               )}
@@ -36,6 +41,7 @@ export function ProjectSwitcher() {
         ))}
       </ul>
       <div className="sidebar-foot">
+        <EngineIndicator/>
         <button type="button" className="link" onClick={() => open({kind: 'prefs'})} title="Shepherd's own preferences, for every project">
           Preferences
         </button>

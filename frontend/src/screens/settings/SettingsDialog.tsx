@@ -6,7 +6,7 @@ import {keys, useProjects, useSettings} from '../../state/queries'
 import {useUI} from '../../state/ui'
 
 type NumberKey = 'watchdogIntervalSec' | 'staleCheckIntervalSec' | 'staleThresholdSec' | 'busyThresholdSec' | 'resultGraceSec' |
-  'autoResumeLimit' | 'pausedExpiryDays' | 'maxRunning'
+  'autoResumeLimit' | 'pausedExpiryDays' | 'maxRunning' | 'safePointWaitSec'
 
 /** Each setting in plain words, with its unit and default. */
 export const EXPLAINED: {key: NumberKey; label: string; unit: string; def: number; help: string}[] = [
@@ -24,6 +24,8 @@ export const EXPLAINED: {key: NumberKey; label: string; unit: string; def: numbe
     help: 'How often the silence above is checked.'},
   {key: 'watchdogIntervalSec', label: 'Check that running agents still exist every', unit: 's', def: 30,
     help: 'An agent whose process vanished without Shepherd seeing it exit is found on the second check in a row.'},
+  {key: 'safePointWaitSec', label: 'When pausing, wait for a tool call in flight at most', unit: 's', def: 120,
+    help: 'A Claude agent paused in the middle of a tool call is let finish it (plus its grace), so its session keeps the result.'},
   {key: 'pausedExpiryDays', label: 'Paused agents expire after', unit: 'days', def: 30,
     help: 'A paused agent not resumed within this time is marked failed (its session and log are kept).'},
 ]
