@@ -77,16 +77,16 @@ export function useFeeds(projects: readonly Project[]): {projectId: string; entr
   })
 }
 
-/** Invalidates a project's feed at most every half second, however many events arrive. */
-function feedRefresher(qc: QueryClient) {
+/** Invalidates a project's query at most every half second, however many events arrive. */
+export function refresher(qc: QueryClient, key: (projectId: string) => readonly unknown[], ms = 500) {
   const pending = new Map<string, ReturnType<typeof setTimeout>>()
   return {
     touch(projectId: string) {
       if (pending.has(projectId)) return
       pending.set(projectId, setTimeout(() => {
         pending.delete(projectId)
-        void qc.invalidateQueries({queryKey: keys.feed(projectId)})
-      }, 500))
+        void qc.invalidateQueries({queryKey: key(projectId)})
+      }, ms))
     },
     stop() {
       pending.forEach(clearTimeout)
@@ -139,10 +139,16 @@ export function summarize(sum: SyncSummary): string {
 export function useEngineEvents() {
   const qc = useQueryClient()
   useEffect(() => {
-    const feed = feedRefresher(qc)
+    const feed = refresher(qc, keys.feed)
+    // Each record is put in the cache as it comes; the list is also read
+    // again shortly after a burst, so the window ends right even if pushed
+    // events overtook each other (wails dev's browser server sends each one
+    // from a goroutine of its own) or one was lost.
+    const lists = refresher(qc, keys.agents)
     const offs = [
       onEvent(EVENTS.agentState, (rec) => {
         upsertAgent(qc, rec)
+        lists.touch(rec.projectId)
         feed.touch(rec.projectId)
         void qc.invalidateQueries({queryKey: keys.projects})
         void qc.invalidateQueries({queryKey: keys.events(rec.projectId, rec.id)})
@@ -187,6 +193,7 @@ export function useEngineEvents() {
     return () => {
       offs.forEach((off) => off())
       feed.stop()
+      lists.stop()
     }
   }, [qc])
 }
