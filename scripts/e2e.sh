@@ -2,8 +2,11 @@
 # End-to-end browser tests: `wails dev` under a virtual display, with the
 # engine's data in a temporary folder, and Playwright (Debian's Chromium)
 # driving its browser server on :34115, which calls the real Go bindings.
-# Fails fast when wails dev panics (it hangs instead of exiting when GTK
-# cannot start) and always stops wails dev's whole process group.
+# `shepherd serve` is started first, with the same XDG folders, so the window
+# attaches to it (the tests check that, then make serve quit and have the
+# window start its own engine for the rest). Fails fast when wails dev panics
+# (it hangs instead of exiting when GTK cannot start) and always stops wails
+# dev's and serve's whole process groups.
 #
 #   scripts/e2e.sh            (scripts/test.sh runs it; setup.sh --test installs what it needs)
 #   scripts/e2e.sh --test-name-pattern 'Stop all'   (extra arguments go to node --test)
@@ -31,13 +34,28 @@ mkdir -p "$tmp/bin"
 (cd "$ROOT" && go build -o "$tmp/bin/claude" ./backend/supervisor/testdata/fakeclaude)
 export PATH="$tmp/bin:$PATH" FAKE_CLAUDE_MODE=success FAKE_CLAUDE_RECORD="$tmp/fakeclaude.jsonl"
 
+# The CLI (and `serve`): the same binary without the window.
+(cd "$ROOT" && go build -o "$tmp/bin/shepherd" .)
+export SHEPHERD_BIN="$tmp/bin/shepherd"
+
 if curl -s -o /dev/null "http://localhost:34115/" 2>/dev/null; then
 	die "something already listens on :34115 (another wails dev?)"
 fi
 
 dev_pid=""
+serve_pid=""
+stop_group() {
+	kill -TERM -- "-$1" 2>/dev/null || true
+	for _ in $(seq 50); do
+		kill -0 -- "-$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL -- "-$1" 2>/dev/null || true
+}
 cleanup() {
 	local rc=$?
+	# serve quits during the tests; if it did not, stop it (its group only).
+	[[ -n "$serve_pid" ]] && stop_group "$serve_pid"
 	if [[ -n "$dev_pid" ]]; then
 		# wails dev, Xvfb, the app and vite: the whole session we started.
 		kill -TERM -- "-$dev_pid" 2>/dev/null || true
@@ -59,6 +77,18 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+# The headless engine first: the window must attach to it.
+engine_json="$XDG_RUNTIME_DIR/shepherd/engine.json"
+setsid "$SHEPHERD_BIN" serve >"$out/serve.log" 2>&1 &
+serve_pid=$!
+for _ in $(seq 100); do
+	[[ -s "$engine_json" ]] && break
+	kill -0 "$serve_pid" 2>/dev/null || { cat "$out/serve.log" >&2; die "shepherd serve exited early"; }
+	sleep 0.1
+done
+[[ -s "$engine_json" ]] || die "shepherd serve wrote no $engine_json"
+log "shepherd serve running (pid $serve_pid)"
+
 start=$SECONDS
 log "starting wails dev under xvfb-run (the first build takes a few minutes)"
 # -m / -nosyncgomod: leave go.mod alone; no rebuilds or reloads mid-test.
@@ -77,7 +107,8 @@ for _ in $(seq 600); do
 		tail -n 40 "$devlog" >&2
 		die "wails dev exited early (see $devlog)"
 	fi
-	if grep -q 'engine API listening' "$devlog" && curl -sf -o /dev/null "http://localhost:34115/"; then
+	# The window attaches to serve (no engine of its own to wait for).
+	if curl -sf -o /dev/null "http://localhost:34115/"; then
 		ready=true
 		break
 	fi

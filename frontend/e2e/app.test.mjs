@@ -1,129 +1,34 @@
 // End-to-end: the real window's frontend in Debian's Chromium, against the
 // `wails dev` browser server, which calls the real Go bindings and the real
-// engine with real processes. scripts/e2e.sh starts wails dev and runs this
-// with node's test runner; SHEPHERD_E2E_URL and SHEPHERD_E2E_OUT come from it,
-// and so do XDG_RUNTIME_DIR (where engine.json says how to reach the engine's
-// API, used here to prepare many agents fast) and FAKE_CLAUDE_RECORD (what the
-// fake Claude CLI was called with).
+// engine with real processes. scripts/e2e.sh starts `shepherd serve` and then
+// wails dev, and runs this with node's test runner; SHEPHERD_E2E_URL,
+// SHEPHERD_E2E_OUT, SHEPHERD_BIN (the CLI) come from it, and so do
+// XDG_RUNTIME_DIR (where engine.json says how to reach the engine's API, used
+// here to prepare many agents fast) and FAKE_CLAUDE_RECORD (what the fake
+// Claude CLI was called with).
+//
+// In order: the window attached to `shepherd serve` (attach.mjs), which then
+// quits, and the window starts its own engine; the cockpit against that
+// embedded engine (below); pause, the run queue and a stale recovery (pause.mjs).
 import {after, before, test} from 'node:test'
 import assert from 'node:assert/strict'
-import {existsSync, mkdtempSync, mkdirSync, readFileSync} from 'node:fs'
+import {mkdtempSync, readFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {chromium} from 'playwright-core'
+import {
+  api, closeToasts, createAgent, FAKE_RECORD, launch, NARROW, openNewAgent, page, restarts, row, shot, shutdown, sleep,
+  status, visibleRows, waitStatus, WIDE,
+} from './lib.mjs'
+import {attachTests} from './attach.mjs'
+import {pauseTests} from './pause.mjs'
 
-const URL = process.env.SHEPHERD_E2E_URL ?? 'http://localhost:34115'
-const OUT = process.env.SHEPHERD_E2E_OUT ?? join(tmpdir(), 'shepherd-e2e')
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium'
-const FAKE_RECORD = process.env.FAKE_CLAUDE_RECORD ?? ''
-
-const WIDE = {width: 1280, height: 800}
-const NARROW = {width: 1024, height: 700}
-
-let browser
-let page
 const project = mkdtempSync(join(tmpdir(), 'shepherd-e2e-project-'))
 const many = mkdtempSync(join(tmpdir(), 'shepherd-e2e-many-'))
 
-before(async () => {
-  mkdirSync(OUT, {recursive: true})
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--disable-quic'],
-  })
-  page = await browser.newPage({viewport: WIDE})
-  page.setDefaultTimeout(15_000)
-  page.on('pageerror', (err) => console.error('page error:', err.message))
-  page.on('console', (m) => m.type() === 'error' && console.error('console:', m.text()))
-  await page.goto(URL)
-})
+before(launch)
+after(shutdown)
 
-after(async () => {
-  if (page) await page.screenshot({path: join(OUT, 'e2e-last.png')}).catch(() => {})
-  // Agents outlive the app by design: stop what the tests left running.
-  const e = engine()
-  if (e) {
-    const projects = await api('GET', '/v1/projects').catch(() => [])
-    for (const p of projects ?? []) await api('POST', `/v1/projects/${p.id}/stop-all`).catch(() => {})
-  }
-  await browser?.close()
-})
-
-// ------------------------------------------------------------------ helpers
-
-/** The engine's API, as engine.json tells (the same engine the window embeds). */
-function engine() {
-  const f = join(process.env.XDG_RUNTIME_DIR ?? '', 'shepherd', 'engine.json')
-  return existsSync(f) ? JSON.parse(readFileSync(f, 'utf8')) : null
-}
-
-async function api(method, path, body) {
-  const e = engine()
-  assert.ok(e, 'engine.json not found')
-  const res = await fetch(e.url + path, {
-    method, headers: {Authorization: `Bearer ${e.token}`, 'Content-Type': 'application/json'},
-    body: body === undefined ? undefined : JSON.stringify(body),
-  })
-  const text = await res.text()
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`)
-  return text ? JSON.parse(text) : null
-}
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
-const row = (id) => page.locator(`tr[data-agent="${id}"]`)
-const status = (id) => row(id).locator('[data-status]')
-const waitStatus = (id, s) => page.locator(`tr[data-agent="${id}"] [data-status="${s}"]`).waitFor()
-const runsTitle = async (id) => (await row(id).locator('td.c-runs').getAttribute('title')) ?? ''
-const restarts = async (id) => Number(/(\d+) keep-alive restart/.exec(await runsTitle(id))?.[1] ?? NaN)
-
-async function openNewAgent() {
-  await page.getByRole('button', {name: /^New agent$|Create the first agent/}).first().click()
-  return page.getByRole('dialog', {name: 'New agent'})
-}
-
-async function createAgent(id, command, args, {grace = '1', keepAlive = false, start = false} = {}) {
-  const dialog = await openNewAgent()
-  await dialog.locator('[name="id"]').fill(id)
-  await dialog.locator('[name="command"]').fill(command)
-  await dialog.locator('[name="args"]').fill(args)
-  await dialog.locator('[name="graceSec"]').fill(grace)
-  if (keepAlive) await dialog.getByLabel(/Keep alive/).check()
-  await dialog.getByRole('button', {name: start ? 'Create and start' : 'Create agent'}).click()
-  await dialog.waitFor({state: 'detached'})
-  await assert.doesNotReject(status(id).waitFor())
-}
-
-/** Toasts fade by themselves; screenshots want them gone now. (A DOM click on
- * each close button: a pointer click could land on a dialog's backdrop.) */
-async function closeToasts() {
-  for (let i = 0; i < 10; i++) {
-    const n = await page.evaluate(() => {
-      const buttons = document.querySelectorAll('[data-sonner-toast] [data-close-button]')
-      buttons.forEach((b) => b.click())
-      return buttons.length
-    })
-    if (!n) return
-    await sleep(300)
-  }
-}
-
-async function shot(name) {
-  await closeToasts()
-  await sleep(250) // let transitions settle
-  await page.screenshot({path: join(OUT, `${name}.png`)})
-}
-
-/** Rows whose whole line is inside the list's visible box. */
-async function visibleRows() {
-  return page.evaluate(() => {
-    const box = document.querySelector('.list-wrap').getBoundingClientRect()
-    return Array.from(document.querySelectorAll('tr[data-agent]')).filter((r) => {
-      const b = r.getBoundingClientRect()
-      return b.top >= box.top - 1 && b.bottom <= box.bottom + 1 && b.bottom <= window.innerHeight
-    }).length
-  })
-}
+attachTests()
 
 // -------------------------------------------------------------------- tests
 
@@ -370,3 +275,5 @@ test('30 agents: at least 25 visible at 1280×800; no sideways scrolling at 1024
   await page.getByLabel('Conversation').locator('.run-marker').first().waitFor()
   await shot('conversation-1280-light')
 })
+
+pauseTests()

@@ -1,0 +1,79 @@
+// The window attached to a running `shepherd serve` (e2e.sh starts it before
+// wails dev, with the same XDG folders): the window is a client of that
+// engine, and the CLI sees what the window did. Then serve quits; the window
+// says its engine went away and starts one of its own, against which the
+// rest of the tests run.
+import {test} from 'node:test'
+import assert from 'node:assert/strict'
+import {mkdtempSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {cli, createAgent, engine, page, row, shots, waitStatus} from './lib.mjs'
+
+const served = mkdtempSync(join(tmpdir(), 'shepherd-e2e-served-'))
+const indicator = () => page.locator('[data-engine]').first()
+
+/** The agent as `shepherd ls served --json` lists it. */
+function listed(id) {
+  const out = JSON.parse(cli('ls', 'served', '--json'))
+  const list = Array.isArray(out) ? out : out.agents ?? []
+  return list.find((a) => a.id === id)
+}
+
+export function attachTests() {
+  test('the window attaches to a running `shepherd serve` and says so', async () => {
+    const serve = engine()
+    assert.ok(serve, 'serve wrote no engine.json')
+    await page.getByRole('heading', {name: 'Welcome to Shepherd'}).waitFor()
+    await page.locator('[data-engine="attached"]').waitFor()
+    assert.equal(await indicator().locator('.engine-text').textContent(), `Attached to engine pid ${serve.pid}`)
+    assert.notEqual(serve.pid, undefined)
+  })
+
+  test('through the attached window: add a project, create, start and stop an agent; the CLI sees the same', async () => {
+    await page.getByRole('button', {name: 'Add project'}).click()
+    const dialog = page.getByRole('dialog', {name: 'Add project'})
+    await dialog.locator('[name="path"]').fill(served)
+    await dialog.locator('[name="name"]').fill('served')
+    await dialog.getByRole('button', {name: 'Add project'}).click()
+    await page.getByRole('heading', {name: 'served'}).waitFor()
+
+    await createAgent('via-serve', 'sh', `-c "echo hello from serve; exec sleep 300"`)
+    assert.equal(listed('via-serve')?.status, 'not_started')
+    await row('via-serve').getByRole('button', {name: 'Start'}).click()
+    await waitStatus('via-serve', 'running')
+    const rec = listed('via-serve')
+    assert.equal(rec?.status, 'running')
+    assert.ok(rec.pid > 0, 'the CLI sees its pid')
+    // The sidebar's foot says which engine: attached, with its API's address.
+    const serve = engine()
+    await page.locator('.sidebar [data-engine="attached"]').waitFor()
+    assert.equal(await page.locator('.sidebar .engine-url').textContent(), serve.url)
+    await shots('engine-attached')
+    await row('via-serve').getByRole('button', {name: 'Stop'}).click()
+    await waitStatus('via-serve', 'stopped')
+    assert.equal(listed('via-serve')?.status, 'stopped')
+  })
+
+  test('serve quits: the window says its engine went away and starts one of its own', async () => {
+    const serve = engine()
+    cli('quit')
+    const banner = page.getByRole('alert').filter({hasText: 'The engine this window was attached to went away'})
+    await banner.waitFor()
+    await page.locator('.sidebar [data-engine="lost"]').waitFor()
+    await shots('engine-lost')
+    await banner.getByRole('button', {name: 'Start an engine here'}).click()
+    await banner.waitFor({state: 'detached'})
+    await page.locator('.sidebar [data-engine="embedded"]').waitFor()
+    assert.equal(await page.locator('.sidebar .engine-text').textContent(), 'Engine: this window')
+    const own = engine()
+    assert.ok(own && own.pid !== serve.pid, 'engine.json names the window’s engine')
+    // Everything was fetched again from the new engine: the project and its agent are there.
+    await waitStatus('via-serve', 'stopped')
+    assert.equal(listed('via-serve')?.status, 'stopped')
+    // The cockpit's tests start from a first launch: forget this project.
+    await page.getByRole('button', {name: 'Remove', exact: true}).click()
+    await page.getByRole('dialog', {name: 'Remove project'}).getByRole('button', {name: 'Remove'}).click()
+    await page.getByRole('heading', {name: 'Welcome to Shepherd'}).waitFor()
+  })
+}
