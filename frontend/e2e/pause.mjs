@@ -2,7 +2,7 @@
 // automatic recovery made visible (toast, feed, run marker).
 import {test} from 'node:test'
 import assert from 'node:assert/strict'
-import {api, closeToasts, page, row, shots, showNewProject, sleep, status, waitStatus} from './lib.mjs'
+import {api, closeToasts, page, row, shot, shots, showNewProject, sleep, status, waitStatus} from './lib.mjs'
 
 const AGENTS = ['nap-1', 'nap-2', 'nap-3']
 const header = () => page.locator('.main-head [data-load]')
@@ -18,23 +18,39 @@ export function pauseTests() {
       await api('POST', `/v1/projects/${project.id}/agents`, {id, command: 'sh', args: ['-c', `echo ${id} up; exec sleep 600`], graceSec: 1})
       await api('POST', `/v1/projects/${project.id}/agents/${id}/start`)
     }
-    for (const id of AGENTS) await waitStatus(id, 'running')
-    await header().getByText('3 running').waitFor()
+    // A Claude agent in the middle of a 4 s tool call: the pause lets it finish first.
+    const stream = ['-p', '--verbose', '--output-format', 'stream-json']
+    await api('POST', `/v1/projects/${project.id}/agents`, {
+      id: 'tooling', command: 'claude', args: [...stream, 'run the tests'], profile: 'claude-stream-json', graceSec: 1,
+      resumeArgs: [...stream, '--resume', '{sessionId}', '--', 'continue'],
+      env: {FAKE_CLAUDE_MODE: 'tool', FAKE_CLAUDE_TOOL_SECONDS: '4', FAKE_CLAUDE_AFTER_TOOL: 'hang'},
+    })
+    await api('POST', `/v1/projects/${project.id}/agents/tooling/start`)
+    for (const id of [...AGENTS, 'tooling']) await waitStatus(id, 'running')
+    await header().getByText('4 running').waitFor()
 
     await page.getByRole('button', {name: 'Pause…'}).click()
     const dialog = page.getByRole('dialog', {name: 'Pause pausing'})
-    await dialog.getByText('3 running agents are paused').waitFor()
+    await dialog.getByText('4 running agents are paused').waitFor()
+    await dialog.getByText(/finishes that call first/).waitFor()
     await dialog.locator('[name="note"]').fill('lunch break')
-    await dialog.getByLabel(/Don’t wait for a tool call/).check()
-    await dialog.getByRole('button', {name: 'Pause 3 agents'}).click()
+    await dialog.getByRole('button', {name: 'Pause 4 agents'}).click()
     await dialog.waitFor({state: 'detached'})
 
+    // Progress while the Claude agent finishes its tool call.
     await banner().waitFor()
     await banner().getByText('“lunch break”').waitFor()
     for (const id of AGENTS) await waitStatus(id, 'paused')
+    await banner().getByText(/^Pausing 4 agents… 3 paused/).waitFor()
+    await shot('pausing-1280-light')
+    await waitStatus('tooling', 'paused')
+    await banner().getByText(/^Pausing 4 agents/).waitFor({state: 'detached'})
+    // The rest of the tests want three generic agents.
+    await api('DELETE', `/v1/projects/${project.id}/agents/tooling?force=true`)
+    await row('tooling').waitFor({state: 'detached'})
     for (const id of AGENTS) await page.locator(`tbody[data-group="idle"] tr[data-agent="${id}"]`).waitFor()
     await banner().getByText(/^Paused (just now|\d+ s ago)/).waitFor()
-    await row('nap-1').getByText('with the project: lunch break').waitFor()
+    await row('nap-1').getByText('lunch break').waitFor()
     assert.equal(await header().textContent(), 'paused')
     await page.locator('.sidebar .project.selected [data-load]', {hasText: 'paused'}).waitFor()
     assert.equal(await page.getByRole('button', {name: 'Pause…'}).count(), 0, 'no Pause button on a paused project')
@@ -71,7 +87,7 @@ export function pauseTests() {
     for (const id of by.queued) await page.locator(`tbody[data-group="working"] tr[data-agent="${id}"]`).waitFor()
     const place = async (id) => row(id).locator('.status-label').textContent()
     const [first, second] = (await place(by.queued[0])) === 'queued · 1st' ? by.queued : [...by.queued].reverse()
-    await row(first).getByText('to resume after its pause').waitFor()
+    await row(first).getByText('to resume').waitFor()
     await shots('queued')
 
     // Cancel takes the 2nd out of the queue, back to paused.

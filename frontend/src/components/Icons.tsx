@@ -19,3 +19,24 @@ export function LockIcon() {
     </svg>
   )
 }
+
+/** Paused: two bars (U+23F8 is missing from many desktop fonts). */
+export function PauseIcon({size = 11}: {size?: number}) {
+  return (
+    <svg width={size} height={size} viewBox="0 0 24 24" aria-hidden="true" fill="currentColor" className="icon-svg">
+      <rect x="5" y="4" width="5" height="16" rx="1"/>
+      <rect x="14" y="4" width="5" height="16" rx="1"/>
+    </svg>
+  )
+}
+
+/** Timed out: a stopwatch (U+23F1 is missing from many desktop fonts). */
+export function TimerIcon({size = 11}: {size?: number}) {
+  return (
+    <svg width={size} height={size} viewBox="0 0 24 24" aria-hidden="true" fill="none" stroke="currentColor" strokeWidth="2.5"
+      strokeLinecap="round" className="icon-svg">
+      <circle cx="12" cy="14" r="8"/>
+      <path d="M12 14V10M9 2h6"/>
+    </svg>
+  )
+}

@@ -19,7 +19,7 @@ describe('queue texts', () => {
   it('a queued agent says its place and what it waits to do', () => {
     expect(queueLabel({queuePosition: 2})).toBe('queued · 2nd')
     expect(queueLabel({})).toBe('queued')
-    expect(queuedFor('unpause')).toBe('to resume after its pause')
+    expect(queuedFor('unpause')).toBe('to resume')
     expect(queuedFor('keep-alive restart')).toBe('to restart')
     expect(queuedFor('something new')).toBe('something new')
     expect(queuedFor(undefined)).toBe('')
@@ -45,7 +45,7 @@ describe('a project’s load', () => {
 describe('paused agents', () => {
   it('say their note, and whether their project paused them', () => {
     expect(pausedDetail({pauseNote: 'rate limit', pausedWithProject: false})).toBe('rate limit')
-    expect(pausedDetail({pauseNote: 'rate limit', pausedWithProject: true})).toBe('with the project: rate limit')
+    expect(pausedDetail({pauseNote: 'rate limit', pausedWithProject: true})).toBe('rate limit')
     expect(pausedDetail({pausedWithProject: true})).toBe('with the project')
     expect(pausedDetail({})).toBe('')
   })
@@ -81,7 +81,7 @@ describe('the engine indicator', () => {
   it('embedded, attached, lost, none', () => {
     expect(engineText({state: 'embedded', url: 'http://127.0.0.1:5', pid: 9, dataDir: '/d'}).text).toBe('Engine: this window')
     const att = engineText({state: 'attached', url: 'http://127.0.0.1:5', pid: 1234, dataDir: '/d'})
-    expect(att.text).toBe('Attached to engine pid 1234')
+    expect(att).toMatchObject({text: 'Attached to an engine', detail: 'pid 1234 · http://127.0.0.1:5'})
     expect(att.title).toContain('http://127.0.0.1:5')
     expect(engineText({state: 'lost', url: '', pid: 1234, dataDir: '', message: 'gone'})).toMatchObject({tone: 'bad', title: 'gone'})
     expect(engineText({state: 'none', url: '', pid: 0, dataDir: '', message: 'locked'})).toMatchObject({text: 'No engine', title: 'locked'})

@@ -20,7 +20,7 @@ const QUEUED_FOR: Record<string, string> = {
   start: 'to start',
   resume: 'to resume',
   'auto-resume': 'to auto-resume',
-  unpause: 'to resume after its pause',
+  unpause: 'to resume',
   'keep-alive restart': 'to restart',
   'auto start on restore': 'to start',
 }
@@ -52,11 +52,9 @@ export function pausedSince(p: Project, now = Date.now()): string {
   return `Paused ${ago(p.pausedAt, now)} (${clock(p.pausedAt)})`
 }
 
-/** What a paused agent says beside its status: its note, or that its project paused it. */
+/** What a paused agent says beside its status: its note, else that its project paused it (the banner says the rest). */
 export function pausedDetail(a: Pick<Agent, 'pauseNote' | 'pausedWithProject'>): string {
-  const note = a.pauseNote?.trim()
-  if (note) return a.pausedWithProject ? `with the project: ${note}` : note
-  return a.pausedWithProject ? 'with the project' : ''
+  return a.pauseNote?.trim() || (a.pausedWithProject ? 'with the project' : '')
 }
 
 /** The agents a project pause waits for: the ones running when it was asked. */
@@ -91,7 +89,7 @@ export function progressText({done, total, waiting}: PauseProgress): string {
 }
 
 /** The engine the window talks to, in a few words, and the rest for a tooltip. */
-export function engineText(st: EngineStatus | undefined): {text: string; title: string; tone: 'ok' | 'warn' | 'bad'} {
+export function engineText(st: EngineStatus | undefined): {text: string; detail?: string; title: string; tone: 'ok' | 'warn' | 'bad'} {
   const where = [st?.url && `API ${st.url}`, st?.pid && `pid ${st.pid}`, st?.dataDir && `data ${st.dataDir}`]
     .filter(Boolean).join('\n')
   switch (st?.state) {
@@ -99,7 +97,7 @@ export function engineText(st: EngineStatus | undefined): {text: string; title: 
       return {text: 'Engine: this window', tone: 'ok',
         title: `This window runs the engine; the CLI and \`shepherd serve\` talk to it.\n${where}`}
     case 'attached':
-      return {text: `Attached to engine pid ${st.pid}`, tone: 'ok',
+      return {text: 'Attached to an engine', detail: `pid ${st.pid}${st.url ? ` · ${st.url}` : ''}`, tone: 'ok',
         title: `Another process runs the engine (\`shepherd serve\` or another window); this window is its client.\n${where}`}
     case 'lost':
       return {text: `Engine pid ${st.pid} went away`, tone: 'bad', title: st.message || where}

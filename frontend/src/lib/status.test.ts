@@ -66,7 +66,7 @@ describe('activityText and start errors', () => {
   it('a queued agent says its place', () => {
     expect(statusView(agent({status: 'queued', queuePosition: 2}))).toMatchObject({label: 'queued · 2nd'})
     expect(statusView(agent({status: 'queued', queuePosition: 1, queuedAction: 'unpause'})))
-      .toMatchObject({label: 'queued · 1st', detail: 'to resume after its pause'})
+      .toMatchObject({label: 'queued · 1st', detail: 'to resume'})
   })
 })
 

@@ -129,7 +129,7 @@ export function RowActions({agent}: {agent: Agent}) {
   ]
   return (
     <span className="row-actions" onClick={(e) => e.stopPropagation()}>
-      <OpButton op={primary} className={primary.kind === 'stop' ? 'act stop' : 'act'}/>
+      <OpButton op={primary} className={primary.kind === 'stop' && agent.status !== 'queued' ? 'act stop' : 'act'}/>
       <Menu label={`More actions for ${agent.id}`} items={items}/>
     </span>
   )

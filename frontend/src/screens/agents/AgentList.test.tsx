@@ -108,7 +108,7 @@ describe('AgentList', () => {
     expect(screen.getAllByRole('menuitem').map((m) => m.textContent)).toContain('Pause')
     fireEvent.keyDown(window, {key: 'Escape'})
     expect(row('napping').getByText('paused')).toBeInTheDocument()
-    expect(row('napping').getByText('with the project: rate limit')).toBeInTheDocument()
+    expect(row('napping').getByText('rate limit')).toBeInTheDocument()
     expect(row('napping').getByRole('button', {name: 'Resume'})).toHaveAttribute('title', expect.stringContaining('where it paused'))
     expect(row('waiting').getByText('queued · 2nd')).toBeInTheDocument()
     expect(row('waiting').getByRole('button', {name: 'Cancel'})).toHaveAttribute('title', expect.stringContaining('out of the queue'))

@@ -1,12 +1,17 @@
+import type {ReactNode} from 'react'
 import type {Agent} from '../../api'
 import {statusView} from '../../lib/status'
+import {PauseIcon, TimerIcon} from '../../components/Icons'
+
+// Glyphs many desktop fonts lack, drawn instead.
+const DRAWN: Record<string, ReactNode> = {'⏸': <PauseIcon/>, '⏱': <TimerIcon/>}
 
 /** The status icon and word, coloured per status and exit reason, with the reason's sentence. */
 export function StatusBadge({agent, withDetail = true}: {agent: Agent; withDetail?: boolean}) {
   const v = statusView(agent)
   return (
     <span className={`status tone-${v.tone}`} data-status={agent.status}>
-      <span className="status-icon" aria-hidden="true">{v.icon}</span>
+      <span className="status-icon" aria-hidden="true">{DRAWN[v.icon] ?? v.icon}</span>
       <span className="status-label">{v.label}</span>
       {!agent.attached && agent.status !== 'not_started' && (
         <span className="badge" title="Adopted from an earlier run of Shepherd">re-attached</span>

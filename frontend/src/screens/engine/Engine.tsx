@@ -8,12 +8,12 @@ import {keys, useEngineStatus} from '../../state/queries'
 /** Which engine the window talks to, discreetly (the sidebar's foot); the details on hover. */
 export function EngineIndicator() {
   const {data: st} = useEngineStatus()
-  const {text, title, tone} = engineText(st)
+  const {text, detail, title, tone} = engineText(st)
   return (
     <div className={`engine tone-${tone}`} data-engine={st?.state ?? ''} title={title}>
       <span className="engine-dot" aria-hidden="true">●</span>
       <span className="engine-text">{text}</span>
-      {st?.state === 'attached' && st.url && <span className="engine-url">{st.url}</span>}
+      {detail && <span className="engine-url">{detail}</span>}
     </div>
   )
 }

@@ -3,6 +3,7 @@ import {useQueryClient} from '@tanstack/react-query'
 import {toast} from 'sonner'
 import {api, errorMessage, type Project} from '../../api'
 import {Dialog} from '../../components/Dialog'
+import {PauseIcon} from '../../components/Icons'
 import {pausable, pausedSince, pauseProgress, progressText} from '../../lib/pause'
 import {keys, useAgents, useProjects} from '../../state/queries'
 import {useUI} from '../../state/ui'
@@ -96,7 +97,7 @@ export function PauseBanner({project}: {project: Project}) {
   return (
     <div className="pause-banner" role="status" aria-label="Project paused">
       <div className="pause-line">
-        <span className="pause-icon" aria-hidden="true">⏸</span>
+        <span className="pause-icon"><PauseIcon size={12}/></span>
         <strong className="pause-since">{project.paused ? pausedSince(project, now) : 'Pausing'}</strong>
         {project.pauseNote && <span className="pause-note" title={project.pauseNote}>“{project.pauseNote}”</span>}
         <span className="pause-what muted">

@@ -1,3 +1,4 @@
+import {PauseIcon} from '../../components/Icons'
 import {loadText} from '../../lib/pause'
 import {useProjects} from '../../state/queries'
 import {EngineIndicator} from '../engine/Engine'
@@ -25,7 +26,7 @@ export function ProjectSwitcher() {
                 <span className="project-counts">
                   <span className={p.paused ? 'load paused' : 'load'} data-load
                     title={p.paused ? `Paused${p.pauseNote ? `: ${p.pauseNote}` : ''}` : 'Agents running (of the limit) and waiting in the queue'}>
-                    {p.paused && <span aria-hidden="true">⏸ </span>}{loadText(p)}
+                    {p.paused && <PauseIcon size={9}/>} {loadText(p)}
                   </span>
                   {p.attention > 0 && <span className="attention" title="need attention">⚠ {p.attention}</span>}
                 </span>
