@@ -68,7 +68,9 @@ cleanup() {
 	fi
 	# Agents the tests started and left running (they outlive the app by design).
 	while IFS= read -r rec; do
-		pid="$(sed -n 's/.*"pid": *\([0-9][0-9]*\).*/\1/p' "$rec" | head -n1)"
+		# No pipe into head: one closed early is SIGPIPE, fatal under pipefail.
+		pid="$(sed -n 's/.*"pid": *\([0-9][0-9]*\).*/\1/p' "$rec" || true)"
+		pid="${pid%%$'\n'*}"
 		[[ -n "$pid" ]] && kill -KILL -- "-$pid" 2>/dev/null || true
 	done < <(find "$XDG_DATA_HOME" -name record.json 2>/dev/null)
 	rm -rf "$tmp"

@@ -36,7 +36,8 @@ else
 	fi
 	missing=()
 	for p in "${debs[@]}"; do
-		if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+		status="$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)"
+		if [[ "$status" != *"install ok installed"* ]]; then
 			missing+=("$p")
 		fi
 	done
@@ -60,7 +61,12 @@ want="$(wails_version)"
 wails="$(wails_bin)"
 have=""
 if [[ -x "$wails" ]]; then
-	have="$("$wails" version 2>/dev/null | head -n1 | tr -d '[:space:]')"
+	# All of its output first, then the first line: `wails version` goes on
+	# writing a sponsor banner, and a pipe into head closed early would end it
+	# with SIGPIPE (exit 141, fatal under pipefail).
+	have="$("$wails" version 2>/dev/null || true)"
+	have="${have%%$'\n'*}"
+	have="${have//[[:space:]]/}"
 fi
 if [[ "$have" != "$want" ]]; then
 	log "installing the Wails CLI $want"

@@ -59,7 +59,8 @@ pids=($! "${pids[@]}")
 title='Shepherd — window-check · 1 agent'
 found=false
 for _ in $(seq 120); do
-	if xwininfo -root -tree 2>/dev/null | grep -qF "\"$title\""; then
+	tree="$(xwininfo -root -tree 2>/dev/null || true)"
+	if [[ "$tree" == *"\"$title\""* ]]; then
 		found=true
 		break
 	fi
