@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os/exec"
 	"path/filepath"
+	"shepherd/backend/sandbox"
 	"strings"
 	"time"
 
@@ -379,6 +380,17 @@ func (s *SettingsService) Put(projectID string, settings supervisor.Settings) (s
 		return supervisor.Settings{}, err
 	}
 	return e.PutSettings(projectID, settings)
+}
+
+// Sandbox is what of the permission sandbox the engine's machine enforces
+// (Landlock and network namespaces on Linux, sandbox-exec on macOS), for the
+// settings and the agent form.
+func (s *SettingsService) Sandbox() (sandbox.Support, error) {
+	e, err := s.a.engine()
+	if err != nil {
+		return sandbox.Support{}, err
+	}
+	return e.SandboxSupport(), nil
 }
 
 // ------------------------------------------------------------------- logs

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"shepherd/backend/eventbus"
+	"shepherd/backend/sandbox"
 	"shepherd/backend/secrets"
 	"shepherd/backend/store"
 	"shepherd/backend/supervisor"
@@ -53,6 +54,7 @@ type Engine interface {
 	Look(projectID string, d time.Duration) error
 	StatsNow(projectID string) error
 	StatsHistory(projectID, agentID string) ([]store.Stats, error)
+	SandboxSupport() sandbox.Support
 }
 
 // PauseInput is the optional body of POST …/pause.
@@ -75,6 +77,8 @@ type Options struct {
 type EngineStatus struct {
 	PID     int    `json:"pid"`
 	Version string `json:"version"`
+	// Sandbox is what of the permission sandbox this machine enforces.
+	Sandbox *sandbox.Support `json:"sandbox,omitempty"`
 }
 
 // ProjectInput is the body of POST /v1/projects.
@@ -204,7 +208,8 @@ func (r *headerRecorder) WriteHeader(code int) {
 }
 
 func (h *handler) engineStatus(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, EngineStatus{PID: os.Getpid(), Version: h.opts.Version})
+	sb := h.eng.SandboxSupport()
+	writeJSON(w, http.StatusOK, EngineStatus{PID: os.Getpid(), Version: h.opts.Version, Sandbox: &sb})
 }
 
 // quit answers, then asks the host to shut the engine down. Agents keep

@@ -116,20 +116,22 @@ func TestAuth(t *testing.T) {
 // {"error": <kind name>, "message": <the engine's message>}.
 func TestErrorKinds(t *testing.T) {
 	want := map[error]int{
-		supervisor.ErrValidation:       400,
-		supervisor.ErrNotFound:         404,
-		supervisor.ErrProjectNotFound:  404,
-		supervisor.ErrAlreadyExists:    409,
-		supervisor.ErrAlreadyRunning:   409,
-		supervisor.ErrNotRunning:       409,
-		supervisor.ErrIsRunning:        409,
-		supervisor.ErrTransition:       409,
-		supervisor.ErrNotResumable:     409,
-		supervisor.ErrNotPaused:        409,
-		supervisor.ErrProjectHasAgents: 409,
-		supervisor.ErrStartFailed:      422,
-		supervisor.ErrStopFailed:       500,
-		supervisor.ErrEngineLocked:     500,
+		supervisor.ErrValidation:         400,
+		supervisor.ErrNotFound:           404,
+		supervisor.ErrProjectNotFound:    404,
+		supervisor.ErrAlreadyExists:      409,
+		supervisor.ErrAlreadyRunning:     409,
+		supervisor.ErrNotRunning:         409,
+		supervisor.ErrIsRunning:          409,
+		supervisor.ErrTransition:         409,
+		supervisor.ErrNotResumable:       409,
+		supervisor.ErrNotPaused:          409,
+		supervisor.ErrProjectHasAgents:   409,
+		supervisor.ErrStartFailed:        422,
+		supervisor.ErrPermissionDenied:   403,
+		supervisor.ErrSandboxUnavailable: 422,
+		supervisor.ErrStopFailed:         500,
+		supervisor.ErrEngineLocked:       500,
 	}
 	for _, kind := range supervisor.Kinds {
 		if _, ok := want[kind]; !ok {

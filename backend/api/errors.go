@@ -34,7 +34,9 @@ func StatusFor(err error) int {
 		errors.Is(err, supervisor.ErrNotPaused),
 		errors.Is(err, supervisor.ErrProjectHasAgents):
 		return http.StatusConflict
-	case errors.Is(err, supervisor.ErrStartFailed):
+	case errors.Is(err, supervisor.ErrPermissionDenied):
+		return http.StatusForbidden
+	case errors.Is(err, supervisor.ErrStartFailed), errors.Is(err, supervisor.ErrSandboxUnavailable):
 		return http.StatusUnprocessableEntity
 	default:
 		return http.StatusInternalServerError

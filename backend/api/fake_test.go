@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"shepherd/backend/sandbox"
 	"strings"
 	"sync"
 	"time"
@@ -71,6 +72,10 @@ func (f *fakeEngine) called(name string) bool {
 }
 
 func (f *fakeEngine) Projects() []store.Project { f.call("Projects"); return f.projects }
+
+func (f *fakeEngine) SandboxSupport() sandbox.Support {
+	return sandbox.Support{OS: "linux", Landlock: true, LandlockABI: 7, NetNS: true}
+}
 
 func (f *fakeEngine) AddProject(path, name string) (store.Project, bool, error) {
 	if err := f.call("AddProject"); err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"shepherd/backend/sandbox"
 	"strconv"
 	"strings"
 	"time"
@@ -248,6 +249,16 @@ func (r *Remote) StatsNow(projectID string) error { return r.Look(projectID, 0) 
 func (r *Remote) StatsHistory(projectID, agentID string) ([]store.Stats, error) {
 	var hist []store.Stats
 	return hist, r.call(bg, http.MethodGet, agentPath(projectID, agentID, "stats"), nil, &hist)
+}
+
+// SandboxSupport is what the engine's machine enforces of the sandbox
+// (zero when it does not answer).
+func (r *Remote) SandboxSupport() sandbox.Support {
+	st, err := r.Status(bg)
+	if err != nil || st.Sandbox == nil {
+		return sandbox.Support{}
+	}
+	return *st.Sandbox
 }
 
 // Status asks the engine who it is (a cheap liveness check).

@@ -16,6 +16,7 @@ import (
 
 	"shepherd/backend/api"
 	"shepherd/backend/presets"
+	"shepherd/backend/sandbox"
 	"shepherd/backend/store"
 	"shepherd/backend/supervisor"
 )
@@ -33,6 +34,8 @@ func init() {
 		{name: "get", args: "P A", summary: "show one agent's record", minPos: 2, maxPos: 2, run: cmdGet},
 		{name: "create", args: "P A [flags] -- CMD [ARGS…]  |  P A --preset claude|codex [--prompt TEXT] [--model M] [-- OPTIONS…]", summary: "create an agent (not started)",
 			minPos: 2, maxPos: 2, rest: true, restOptional: true, setup: setupCreate},
+		{name: "sandbox", args: "P A (--permissions TAGS | --off)", summary: "sandbox an agent that is not running (no network, no writes but its log, plus what TAGS grant: @network,@write:/abs/folder), or --off to run it unsandboxed again",
+			minPos: 2, maxPos: 2, setup: setupSandbox},
 		{name: "start", args: "P A", summary: "start an agent", minPos: 2, maxPos: 2, run: cmdStart},
 		{name: "resume", args: "P A", summary: "resume an agent's session (its resume args, {sessionId} filled in)", minPos: 2, maxPos: 2, run: cmdResume},
 		{name: "settings", args: "P [--key value]…", summary: "show or change a project's monitoring settings (keys as in the API: --staleThresholdSec 600 …)",
@@ -345,6 +348,7 @@ func (e *env) printRecord(r *store.Record) error {
 		row("Resumes", fmt.Sprintf("%d (automatic: %d)", r.ResumeCount, r.AutoResumeCount))
 	}
 	row("Paused", optTime(r.PausedAt))
+	row("Sandbox", sandboxText(r.Sandbox))
 	row("Log", r.LogPath)
 	return tw.Flush()
 }
@@ -372,6 +376,8 @@ func setupCreate(fs *flag.FlagSet) runFunc {
 	fs.Var(&resumeArg, "resume-arg", "one argument of the resume command line, may hold {sessionId} (repeatable)")
 	fs.StringVar(&resumeArgs, "resume-args", "", "the resume arguments as one shell-quoted string")
 	fs.Var(&staleCheck, "stale-check", "check it for silence (default: on for claude-stream-json only)")
+	perms := fs.String("permissions", "", "run it sandboxed with these grants, comma-separated: @network, @write:/abs/folder (implies --sandbox)")
+	sandboxed := fs.Bool("sandbox", false, "run it sandboxed: no network, no writes but its log, plus what --permissions grants")
 	return func(e *env, pos, tail []string) error {
 		var pre *presets.Preset
 		if *preset != "" {
@@ -394,6 +400,10 @@ func setupCreate(fs *flag.FlagSet) runFunc {
 			TimeoutSec:         int(timeout),
 			GraceSec:           int(grace),
 			StaleCheck:         staleCheck.v,
+		}
+		if *sandboxed || *perms != "" {
+			tags := splitTags(*perms)
+			spec.Permissions = &tags
 		}
 		if *cwd != "" {
 			abs, err := filepath.Abs(*cwd)
@@ -445,6 +455,77 @@ func setupCreate(fs *flag.FlagSet) runFunc {
 		fmt.Fprintf(e.stdout, "Created agent %s in project %s (%s)\n", r.ID, r.ProjectID, r.Status)
 		return nil
 	}
+}
+
+// splitTags splits a comma-separated list of permission tags.
+func splitTags(s string) []string {
+	tags := []string{}
+	for _, t := range strings.Split(s, ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			tags = append(tags, t)
+		}
+	}
+	return tags
+}
+
+// specOf is the spec that re-creates r's user-set fields, for an edit that
+// changes one of them.
+func specOf(r *store.Record) supervisor.AgentSpec {
+	s := supervisor.AgentSpec{ID: r.ID, Name: r.Name, Command: r.Command, Args: r.Args, Env: r.Env, Cwd: r.Cwd,
+		Profile: r.Profile, ResumeArgs: r.ResumeArgs, CompletionPattern: r.CompletionPattern, ErrorPattern: r.ErrorPattern,
+		KeepAlive: r.KeepAlive, AutoStartOnRestore: r.AutoStartOnRestore, TimeoutSec: r.TimeoutSec, GraceSec: r.GraceSec,
+		StaleCheck: r.StaleCheck, Parent: r.Parent, StopWithParent: r.StopWithParent}
+	if r.Sandbox != nil {
+		p := append([]string{}, r.Sandbox.Permissions...)
+		s.Permissions = &p
+	}
+	return s
+}
+
+func setupSandbox(fs *flag.FlagSet) runFunc {
+	perms := fs.String("permissions", "", "the grants, comma-separated: @network, @write:/abs/folder (empty: none at all)")
+	off := fs.Bool("off", false, "run the agent unsandboxed again")
+	return func(e *env, pos, _ []string) error {
+		set := false
+		fs.Visit(func(f *flag.Flag) { set = set || f.Name == "permissions" })
+		if set == *off {
+			return usagef("sandbox: give either --permissions TAGS (\"\" for none) or --off")
+		}
+		id, err := e.resolveProject(pos[0])
+		if err != nil {
+			return err
+		}
+		var cur store.Record
+		// The record as stored, secrets unmasked: the edit sends it back whole.
+		if _, err := e.call(http.MethodGet, agentURL(id, pos[1])+"?reveal=true", nil, &cur); err != nil {
+			return err
+		}
+		spec := specOf(&cur)
+		if *off {
+			spec.Permissions = nil
+		} else {
+			tags := splitTags(*perms)
+			spec.Permissions = &tags
+		}
+		var r store.Record
+		if human, err := e.fetch(http.MethodPut, agentURL(id, pos[1]), spec, &r); !human {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "Agent %s: %s\n", r.ID, sandboxText(r.Sandbox))
+		return nil
+	}
+}
+
+// sandboxText says in plain words how an agent is sandboxed.
+func sandboxText(g *sandbox.Grants) string {
+	if g == nil {
+		return "not sandboxed"
+	}
+	s := "sandboxed: " + g.Describe()
+	if len(g.Permissions) > 0 {
+		s += " (" + strings.Join(g.Permissions, ", ") + ")"
+	}
+	return s
 }
 
 // agentAction posts to an agent's action endpoint and prints say(record),
@@ -789,6 +870,13 @@ func cmdStatus(e *env, _, _ []string) error {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "Engine running at %s (pid %d, version %s)\n", e.client.BaseURL, st.PID, st.Version)
+	if st.Sandbox != nil {
+		verdict := "every grant can be enforced"
+		if !st.Sandbox.Full() {
+			verdict = "sandboxed agents that need what is missing will not start"
+		}
+		fmt.Fprintf(e.stdout, "Sandbox: %s (%s)\n", st.Sandbox.Summary(), verdict)
+	}
 	return nil
 }
 

@@ -86,29 +86,37 @@ func New(cfg Config) *mcp.Server {
 
 // Process is a process as the tools answer it.
 type Process struct {
-	ID         string         `json:"id"`
-	Status     string         `json:"status"`
-	ExitReason string         `json:"exit_reason,omitempty"`
-	PID        int            `json:"pid,omitempty"`
-	ExitCode   *int           `json:"exit_code,omitempty"`
-	Signal     string         `json:"signal,omitempty"`
-	Error      string         `json:"error,omitempty"`
-	Command    []string       `json:"command"`
-	Cwd        string         `json:"cwd"`
-	LogPath    string         `json:"log_path"`
-	Activity   string         `json:"activity,omitempty"`
-	StartedAt  *time.Time     `json:"started_at,omitempty"`
-	StoppedAt  *time.Time     `json:"stopped_at,omitempty"`
-	Parent     string         `json:"parent,omitempty"`
-	KeepAlive  bool           `json:"keep_alive"`
-	Restarts   int            `json:"restarts"`
-	Extra      map[string]any `json:"extra,omitempty"`
+	ID         string     `json:"id"`
+	Status     string     `json:"status"`
+	ExitReason string     `json:"exit_reason,omitempty"`
+	PID        int        `json:"pid,omitempty"`
+	ExitCode   *int       `json:"exit_code,omitempty"`
+	Signal     string     `json:"signal,omitempty"`
+	Error      string     `json:"error,omitempty"`
+	Command    []string   `json:"command"`
+	Cwd        string     `json:"cwd"`
+	LogPath    string     `json:"log_path"`
+	Activity   string     `json:"activity,omitempty"`
+	StartedAt  *time.Time `json:"started_at,omitempty"`
+	StoppedAt  *time.Time `json:"stopped_at,omitempty"`
+	Parent     string     `json:"parent,omitempty"`
+	KeepAlive  bool       `json:"keep_alive"`
+	Restarts   int        `json:"restarts"`
+	// Sandbox says in plain words what it may do ("unsandboxed" for one the
+	// user created without a sandbox); Permissions are its grants' tags.
+	Sandbox     string         `json:"sandbox"`
+	Permissions []string       `json:"permissions,omitempty"`
+	Extra       map[string]any `json:"extra,omitempty"`
 }
 
 func processOf(r *store.Record) Process {
 	p := Process{ID: r.ID, Status: string(r.Status), ExitReason: string(r.ExitReason), PID: r.PID, ExitCode: r.ExitCode,
 		Signal: r.Signal, Error: r.Error, Command: append([]string{r.Command}, r.Args...), Cwd: r.Cwd, LogPath: r.LogPath,
-		StartedAt: r.StartedAt, StoppedAt: r.StoppedAt, Parent: r.Parent, KeepAlive: r.KeepAlive, Restarts: r.RestartCount}
+		StartedAt: r.StartedAt, StoppedAt: r.StoppedAt, Parent: r.Parent, KeepAlive: r.KeepAlive, Restarts: r.RestartCount,
+		Sandbox: "unsandboxed"}
+	if r.Sandbox != nil {
+		p.Sandbox, p.Permissions = r.Sandbox.Describe(), r.Sandbox.Permissions
+	}
 	if r.Activity != nil {
 		p.Activity = r.Activity.State
 		if r.Activity.Tool != "" {
@@ -219,9 +227,7 @@ func (s *server) create(ctx context.Context, _ *mcp.CallToolRequest, in CreateIn
 	if s.cfg.Caller.AgentID != "" && s.cfg.Caller.ProjectID == pid {
 		spec.Parent = s.cfg.Caller.AgentID
 	}
-	if err := applyPermissions(&spec, in.Permissions, s.cfg.Caller); err != nil {
-		return nil, Process{}, err
-	}
+	applyPermissions(&spec, in.Permissions, s.cfg.Caller)
 	r, err := e.CreateAgent(pid, spec)
 	if err != nil {
 		return nil, Process{}, toolError(err)

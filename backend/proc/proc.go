@@ -78,6 +78,7 @@ type Spec struct {
 	ExitFile string // where the shim writes the exit status
 	RunFile  string // where the shim writes the pids once the agent runs
 	Grace    time.Duration
+	Sandbox  string // sandbox.json: the shim runs the agent sandboxed ("": not)
 }
 
 // Identity is what a record keeps to find a process again: the agent's pid
@@ -111,7 +112,7 @@ func (r *Runner) Prepare(spec Spec) (*Pending, error) {
 	}
 	defer logf.Close()
 	opts := shim.Options{Path: spec.Path, Argv: spec.Argv, Dir: spec.Dir, Log: spec.Log,
-		ExitFile: spec.ExitFile, RunFile: spec.RunFile, Grace: spec.Grace, GoAhead: true}
+		ExitFile: spec.ExitFile, RunFile: spec.RunFile, Grace: spec.Grace, GoAhead: true, Sandbox: spec.Sandbox}
 	cmd := exec.Command(r.Shim, opts.Args()...)
 	cmd.Env = spec.Env
 	cmd.Dir = spec.Dir

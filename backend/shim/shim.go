@@ -35,6 +35,7 @@ type Options struct {
 	RunFile  string        // run.json
 	Grace    time.Duration // for what the agent leaves behind
 	GoAhead  bool          // wait for the engine's go-ahead (GoFD) before starting
+	Sandbox  string        // sandbox.json: run the agent sandboxed by its grants
 }
 
 // Args renders o as the shim's command line (without the program name).
@@ -43,6 +44,9 @@ func (o Options) Args() []string {
 		"--exit", o.ExitFile, "--run", o.RunFile, "--grace", o.Grace.String()}
 	if o.GoAhead {
 		a = append(a, "--go-ahead")
+	}
+	if o.Sandbox != "" {
+		a = append(a, "--sandbox", o.Sandbox)
 	}
 	a = append(a, "--")
 	return append(a, o.Argv...)
@@ -53,6 +57,19 @@ func (o Options) Args() []string {
 // with --go-ahead, goAhead opens the go-ahead pipe, from which one byte is
 // read before anything is started (see GoFD).
 func Main(args []string, status io.WriteCloser, goAhead func() io.ReadCloser) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case SandboxProbeFlag:
+			// Started in the namespaces a sandboxed agent gets: that it ran
+			// at all is the answer.
+			return 0
+		case sandboxExecFlag:
+			if status == nil {
+				status = nopCloser{io.Discard}
+			}
+			return sandboxExec(args[1:], status)
+		}
+	}
 	var o Options
 	fs := flag.NewFlagSet("shepherd-shim", flag.ContinueOnError)
 	fs.StringVar(&o.Path, "path", "", "executable")
@@ -62,6 +79,7 @@ func Main(args []string, status io.WriteCloser, goAhead func() io.ReadCloser) in
 	fs.StringVar(&o.RunFile, "run", "", "run info file")
 	fs.DurationVar(&o.Grace, "grace", 10*time.Second, "grace for leftovers")
 	fs.BoolVar(&o.GoAhead, "go-ahead", false, "wait for the go-ahead byte on descriptor 4")
+	fs.StringVar(&o.Sandbox, "sandbox", "", "sandbox.json: run the agent sandboxed by its grants")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -119,12 +137,7 @@ func run(o Options, status io.WriteCloser) int {
 		send(status, Hello{Error: err.Error()})
 		return 127
 	}
-	pid, err := syscall.ForkExec(o.Path, o.Argv, &syscall.ProcAttr{
-		Dir:   o.Dir,
-		Env:   os.Environ(),
-		Files: []uintptr{null.Fd(), logf.Fd(), logf.Fd()},
-		Sys:   &syscall.SysProcAttr{Setpgid: true},
-	})
+	pid, err := startAgent(o, null, logf)
 	null.Close()
 	logf.Close()
 	if err != nil {

@@ -6,6 +6,7 @@
 package store
 
 import (
+	"shepherd/backend/sandbox"
 	"time"
 
 	"shepherd/backend/lifecycle"
@@ -92,8 +93,11 @@ type Record struct {
 	// StopWithParent (nil: true) stops it when the parent is removed.
 	Parent         string `json:"parent,omitempty"`
 	StopWithParent *bool  `json:"stopWithParent,omitempty"`
-	Stale          bool   `json:"stale,omitempty"` // silent past the threshold and left running
-	LogPath        string `json:"logPath"`
+	// Sandbox is the agent's grants when it runs sandboxed (nil: it does
+	// not); the same as its sandbox.json, which the shim enforces.
+	Sandbox *sandbox.Grants `json:"sandbox,omitempty"`
+	Stale   bool            `json:"stale,omitempty"` // silent past the threshold and left running
+	LogPath string          `json:"logPath"`
 
 	// Activity is what a running agent is doing, as the engine sees it now.
 	// It is computed, never stored: a record on disk has none.
@@ -201,6 +205,12 @@ func (r *Record) Clone() *Record {
 	c.PausedAt = clonePtr(r.PausedAt)
 	c.StaleCheck = clonePtr(r.StaleCheck)
 	c.StopWithParent = clonePtr(r.StopWithParent)
+	if r.Sandbox != nil {
+		g := *r.Sandbox
+		g.WriteDirs = append([]string{}, g.WriteDirs...)
+		g.Permissions = append([]string{}, g.Permissions...)
+		c.Sandbox = &g
+	}
 	if r.LastResult != nil {
 		lr := *r.LastResult
 		lr.CostUSD, lr.At = clonePtr(lr.CostUSD), clonePtr(lr.At)

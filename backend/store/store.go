@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"shepherd/backend/sandbox"
 	"sort"
 	"strings"
 	"sync"
@@ -74,6 +75,12 @@ func (s *Store) ExitPath(projectID, agentID string) string {
 // RunPath is where the shim writes the pid of the run it started.
 func (s *Store) RunPath(projectID, agentID string) string {
 	return filepath.Join(s.AgentDir(projectID, agentID), runFile)
+}
+
+// SandboxPath is the agent's sandbox.json: its grants, which the shim
+// enforces (seed 001).
+func (s *Store) SandboxPath(projectID, agentID string) string {
+	return filepath.Join(s.AgentDir(projectID, agentID), sandbox.FileName)
 }
 
 // EventsPath is a project's events.jsonl.

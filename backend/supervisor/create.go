@@ -11,6 +11,7 @@ import (
 	"shepherd/backend/lifecycle"
 	"shepherd/backend/loganalysis"
 	"shepherd/backend/logtail"
+	"shepherd/backend/sandbox"
 	"shepherd/backend/secrets"
 	"shepherd/backend/store"
 )
@@ -71,8 +72,10 @@ func validateSpec(p *project, spec *AgentSpec) error {
 	return nil
 }
 
-// applySpec copies the user-set fields of spec into r.
-func applySpec(r *store.Record, spec AgentSpec) {
+// applySpec copies the user-set fields of spec into r, and its grants (nil:
+// not sandboxed).
+func applySpec(r *store.Record, spec AgentSpec, g *sandbox.Grants) {
+	r.Sandbox = g
 	r.Name, r.Command, r.Args, r.Env, r.Cwd = spec.Name, spec.Command, append([]string{}, spec.Args...), spec.Env, spec.Cwd
 	r.Profile, r.ResumeArgs = spec.Profile, spec.ResumeArgs
 	r.CompletionPattern, r.ErrorPattern = spec.CompletionPattern, spec.ErrorPattern
@@ -91,14 +94,21 @@ func (e *Engine) CreateAgent(projectID string, spec AgentSpec) (*store.Record, e
 	if err := validateSpec(p, &spec); err != nil {
 		return nil, err
 	}
+	grants, err := e.specGrants(&spec)
+	if err != nil {
+		return nil, err
+	}
 	now := e.clock.Now().UTC()
 	rec := &store.Record{ID: spec.ID, ProjectID: projectID, Status: lifecycle.NotStarted,
 		Desired: lifecycle.DesiredStopped, Attached: true, CreatedAt: now, LogPath: e.st.LogPath(projectID, spec.ID)}
-	applySpec(rec, spec)
+	applySpec(rec, spec, grants)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if _, ok := p.agents[spec.ID]; ok {
 		return nil, errAlreadyExists(spec.ID)
+	}
+	if err := e.saveGrants(rec); err != nil {
+		return nil, fmt.Errorf("write sandbox.json of '%s': %w", spec.ID, err)
 	}
 	if err := e.st.SaveRecord(rec); err != nil {
 		return nil, fmt.Errorf("write record of '%s': %w", spec.ID, err)
@@ -120,13 +130,22 @@ func (e *Engine) UpdateAgent(projectID string, spec AgentSpec) (*store.Record, e
 	if err := validateSpec(p, &spec); err != nil {
 		return nil, err
 	}
+	grants, err := e.specGrants(&spec)
+	if err != nil {
+		return nil, err
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.rec.Status.Live() {
 		return nil, newErr(ErrIsRunning, "Process is running. Stop it before editing.")
 	}
 	spec.Env = secrets.Unmask(spec.Env, a.rec.Env) // a masked value sent back means "unchanged"
-	if err := e.update(a, func(r *store.Record) { applySpec(r, spec) }); err != nil {
+	next := a.rec.Clone()
+	next.Sandbox = grants
+	if err := e.saveGrants(next); err != nil {
+		return nil, fmt.Errorf("write sandbox.json of '%s': %w", spec.ID, err)
+	}
+	if err := e.update(a, func(r *store.Record) { applySpec(r, spec, grants) }); err != nil {
 		return nil, err
 	}
 	e.appendEvent(projectID, store.Event{Time: e.clock.Now().UTC(), Event: "updated", AgentID: spec.ID})

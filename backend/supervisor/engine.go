@@ -19,6 +19,7 @@ import (
 	"shepherd/backend/notify"
 	"shepherd/backend/proc"
 	"shepherd/backend/procid"
+	"shepherd/backend/sandbox"
 	"shepherd/backend/store"
 )
 
@@ -41,6 +42,10 @@ type Config struct {
 	// Recoveries bounds how many recoveries (stale kills, orphans) run at
 	// once. 0: 4.
 	Recoveries int
+	// SandboxProbe says what of the sandbox this machine can enforce (nil:
+	// find out by starting the shim in the namespaces a sandboxed agent
+	// gets). Tests inject one to play a machine without support.
+	SandboxProbe func() sandbox.Support
 }
 
 // Engine supervises the agents of every loaded project.
@@ -74,6 +79,9 @@ type Engine struct {
 	selected string
 	live     map[*run]*agent // every run being watched, for the log poller
 	poller   clockwork.Timer
+
+	sbOnce sync.Once
+	sb     sandbox.Support
 
 	hooks testHooks
 }

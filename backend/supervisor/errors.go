@@ -22,6 +22,10 @@ var (
 	ErrTransition       = errors.New("TransitionRefused")
 	ErrEngineLocked     = errors.New("EngineAlreadyRunning")
 	ErrProjectHasAgents = errors.New("ProjectHasLiveAgents")
+	// The sandbox (seed 001): a grant beyond the caller's own, and a
+	// sandbox this machine cannot enforce.
+	ErrPermissionDenied   = errors.New("PermissionDenied")
+	ErrSandboxUnavailable = errors.New("SandboxUnavailable")
 )
 
 // Error is an engine error: a kind (one of the sentinels above) and a message
@@ -41,7 +45,7 @@ func newErr(kind error, format string, a ...any) error {
 // Kinds lists every error kind, for callers that map kinds to codes.
 var Kinds = []error{ErrNotFound, ErrAlreadyExists, ErrAlreadyRunning, ErrNotRunning,
 	ErrStartFailed, ErrStopFailed, ErrIsRunning, ErrNotResumable, ErrNotPaused, ErrProjectNotFound,
-	ErrValidation, ErrTransition, ErrEngineLocked, ErrProjectHasAgents}
+	ErrValidation, ErrTransition, ErrEngineLocked, ErrProjectHasAgents, ErrPermissionDenied, ErrSandboxUnavailable}
 
 // KindName returns the name of err's kind ("ProcessNotFound", …), or
 // "InternalError" for an error of no known kind.

@@ -22,7 +22,7 @@ import (
 	"shepherd/backend/store"
 )
 
-var shimPath, fakeClaude, fakeCodex string
+var shimPath, fakeClaude, fakeCodex, sbProbe string
 
 func TestMain(m *testing.M) {
 	if os.Getenv("SHEPHERD_TEST_ENGINE") != "" {
@@ -35,8 +35,10 @@ func TestMain(m *testing.M) {
 	shimPath = filepath.Join(dir, "shepherd-shim")
 	fakeClaude = filepath.Join(dir, "claude")
 	fakeCodex = filepath.Join(dir, "codex")
+	sbProbe = filepath.Join(dir, "sbprobe")
 	for bin, pkg := range map[string]string{shimPath: "shepherd/backend/shim/cmd/shepherd-shim",
-		fakeClaude: "shepherd/backend/supervisor/testdata/fakeclaude", fakeCodex: "shepherd/backend/supervisor/testdata/fakecodex"} {
+		fakeClaude: "shepherd/backend/supervisor/testdata/fakeclaude", fakeCodex: "shepherd/backend/supervisor/testdata/fakecodex",
+		sbProbe: "shepherd/backend/supervisor/testdata/sbprobe"} {
 		if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
 			fmt.Fprintf(os.Stderr, "build %s: %v\n%s", pkg, err, out)
 			os.Exit(1)

@@ -125,6 +125,9 @@ func (e *Engine) startLocked(a *agent, args []string, reason string, mut func(r 
 // status) and returns ProcessStartFailed. a.mu is held.
 func (e *Engine) startFailed(a *agent, cause error) error {
 	msg := errStartFailed(a.rec.ID, cause)
+	if errors.Is(cause, ErrSandboxUnavailable) {
+		msg = cause // its own kind: the machine, not the agent, is at fault
+	}
 	_ = e.update(a, func(r *store.Record) { r.Error = msg.Error() })
 	e.appendEvent(a.rec.ProjectID, store.Event{Time: e.clock.Now().UTC(), Event: "start:failed", AgentID: a.rec.ID,
 		Reason: cause.Error()})
@@ -143,16 +146,20 @@ func (e *Engine) procSpec(rec *store.Record, args []string) (proc.Spec, error) {
 	if err := checkDir(rec.Cwd); err != nil {
 		return proc.Spec{}, fmt.Errorf("cwd %v", err)
 	}
+	if err := os.MkdirAll(filepath.Dir(rec.LogPath), 0o700); err != nil {
+		return proc.Spec{}, err
+	}
+	sb, err := e.sandboxFor(rec)
+	if err != nil {
+		return proc.Spec{}, err
+	}
 	spec := proc.Spec{Path: path, Argv: append([]string{rec.Command}, args...), Dir: rec.Cwd, Env: env,
 		Log: rec.LogPath, ExitFile: e.st.ExitPath(rec.ProjectID, rec.ID), RunFile: e.st.RunPath(rec.ProjectID, rec.ID),
-		Grace: secs(rec.GraceSec)}
+		Grace: secs(rec.GraceSec), Sandbox: sb}
 	for _, p := range []string{spec.ExitFile, spec.RunFile} {
 		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return proc.Spec{}, err
 		}
-	}
-	if err := os.MkdirAll(filepath.Dir(rec.LogPath), 0o700); err != nil {
-		return proc.Spec{}, err
 	}
 	return spec, nil
 }

@@ -47,6 +47,15 @@ type AgentSpec struct {
 	// when the parent is removed.
 	Parent         string `json:"parent,omitempty"`
 	StopWithParent *bool  `json:"stopWithParent,omitempty"`
+	// Permissions, when set (even empty), runs the agent sandboxed: no
+	// network and no writes but its log, plus what the tags grant
+	// ("@network", "@write:<absolute folder>"; "@read:*" is ignored). Nil:
+	// not sandboxed — allowed only to the user.
+	Permissions *[]string `json:"permissions,omitempty"`
+	// Caller is the agent on whose behalf this is created (an MCP server
+	// started by that agent); nil: the user. A caller grants at most what it
+	// holds itself, and what it creates is always sandboxed.
+	Caller *AgentRef `json:"caller,omitempty"`
 }
 
 // Outcome names of a sync, as counted in SyncSummary.Counts.

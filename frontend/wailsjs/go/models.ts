@@ -54,6 +54,7 @@ export namespace app {
 	    staleCheck?: boolean;
 	    parent?: string;
 	    stopWithParent?: boolean;
+	    sandbox?: sandbox.Grants;
 	    stale?: boolean;
 	    logPath: string;
 	    activity?: store.Activity;
@@ -111,6 +112,26 @@ export namespace prefs {
 	export interface Prefs {
 	    stopAgentsOnQuit: boolean;
 	    startAtLogin: boolean;
+	}
+
+}
+
+export namespace sandbox {
+	
+	export interface Grants {
+	    network: boolean;
+	    writeDirs: string[];
+	    permissions: string[];
+	}
+	export interface Support {
+	    os: string;
+	    landlock: boolean;
+	    landlockAbi?: number;
+	    landlockError?: string;
+	    netns: boolean;
+	    netnsError?: string;
+	    seatbelt: boolean;
+	    seatbeltError?: string;
 	}
 
 }
@@ -175,6 +196,10 @@ export namespace supervisor {
 	    detail?: string;
 	    recovery?: string;
 	}
+	export interface AgentRef {
+	    projectId: string;
+	    agentId: string;
+	}
 	export interface AgentSpec {
 	    id: string;
 	    name?: string;
@@ -193,6 +218,8 @@ export namespace supervisor {
 	    staleCheck?: boolean;
 	    parent?: string;
 	    stopWithParent?: boolean;
+	    permissions?: string[];
+	    caller?: AgentRef;
 	}
 	export interface CorruptRecord {
 	    agentId: string;

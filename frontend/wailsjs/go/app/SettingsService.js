@@ -17,3 +17,7 @@ export function Put(arg1, arg2) {
 export function PutPrefs(arg1) {
   return window['go']['app']['SettingsService']['PutPrefs'](arg1);
 }
+
+export function Sandbox() {
+  return window['go']['app']['SettingsService']['Sandbox']();
+}

@@ -1,0 +1,46 @@
+//go:build darwin
+
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"syscall"
+)
+
+// SandboxExec is macOS's Seatbelt runner.
+const SandboxExec = "/usr/bin/sandbox-exec"
+
+// Detect finds what this machine can enforce: sandbox-exec. probe is unused
+// on macOS.
+func Detect(probe []string) Support {
+	s := Support{OS: "darwin"}
+	if fi, err := os.Stat(SandboxExec); err != nil {
+		s.SeatbeltError = fmt.Sprintf("%s: %v", SandboxExec, err)
+	} else if fi.Mode()&0o111 == 0 {
+		s.SeatbeltError = SandboxExec + " is not executable"
+	} else {
+		s.Seatbelt = true
+	}
+	return s
+}
+
+// ProcAttr is how a sandboxed agent is started: as every agent, the
+// profile (see Wrap) does the rest.
+func ProcAttr(g Grants) *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
+
+// Wrap returns the path and argv that run path with argv under g's Seatbelt
+// profile.
+func Wrap(g Grants, logPath, path string, argv []string) (string, []string) {
+	a := []string{"sandbox-exec", "-p", SeatbeltProfile(g, logPath), path}
+	if len(argv) > 1 {
+		a = append(a, argv[1:]...)
+	}
+	return SandboxExec, a
+}
+
+// Restrict is the Linux way (the process restricts itself); on macOS
+// sandbox-exec does it, see Wrap.
+func Restrict(g Grants) error {
+	return fmt.Errorf("%w: restrict-self is Linux only", ErrUnavailable)
+}

@@ -1,0 +1,83 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// ErrUnavailable is the kind of a sandbox this machine cannot enforce.
+var ErrUnavailable = errors.New("sandbox unavailable")
+
+// Support is what this machine can enforce, found once by Detect.
+type Support struct {
+	OS string `json:"os"`
+	// Linux: Landlock (filesystem) and its ABI version, and network
+	// namespaces (no network) through an unprivileged user namespace.
+	Landlock      bool   `json:"landlock"`
+	LandlockABI   int    `json:"landlockAbi,omitempty"`
+	LandlockError string `json:"landlockError,omitempty"`
+	NetNS         bool   `json:"netns"`
+	NetNSError    string `json:"netnsError,omitempty"`
+	// macOS: sandbox-exec (Seatbelt).
+	Seatbelt      bool   `json:"seatbelt"`
+	SeatbeltError string `json:"seatbeltError,omitempty"`
+}
+
+// Check says what of g this machine cannot enforce; nil when it can all be.
+// Writes are restricted for every sandbox, so the filesystem mechanism is
+// always needed; the network one only when g has no @network.
+func (s Support) Check(g Grants) error {
+	var missing []string
+	switch s.OS {
+	case "darwin":
+		if !s.Seatbelt {
+			missing = append(missing, "sandbox-exec (Seatbelt): "+orUnknown(s.SeatbeltError))
+		}
+	case "linux":
+		if !s.Landlock {
+			missing = append(missing, "Landlock, which keeps writes to the granted folders: "+orUnknown(s.LandlockError))
+		}
+		if !g.Network && !s.NetNS {
+			missing = append(missing, "a network namespace, which takes the network away: "+orUnknown(s.NetNSError))
+		}
+	default:
+		missing = append(missing, "a sandbox for "+s.OS+" (Shepherd sandboxes on Linux and macOS)")
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: this machine lacks %s", ErrUnavailable, strings.Join(missing, "; and "))
+}
+
+// Summary is one line for people: what works, what does not.
+func (s Support) Summary() string {
+	switch s.OS {
+	case "linux":
+		fs := "Landlock ABI " + fmt.Sprint(s.LandlockABI)
+		if !s.Landlock {
+			fs = "no Landlock (" + orUnknown(s.LandlockError) + ")"
+		}
+		nw := "network namespaces"
+		if !s.NetNS {
+			nw = "no network namespaces (" + orUnknown(s.NetNSError) + ")"
+		}
+		return fs + "; " + nw
+	case "darwin":
+		if s.Seatbelt {
+			return "sandbox-exec (Seatbelt)"
+		}
+		return "no sandbox-exec (" + orUnknown(s.SeatbeltError) + ")"
+	}
+	return "no sandbox on " + s.OS
+}
+
+// Full reports whether every grant can be enforced here.
+func (s Support) Full() bool { return s.Check(Grants{}) == nil }
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "reason unknown"
+	}
+	return s
+}
