@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -17,6 +16,7 @@ import (
 	"shepherd/backend/logfollow"
 	"shepherd/backend/notify"
 	"shepherd/backend/procid"
+	"shepherd/backend/shim"
 	"shepherd/backend/supervisor"
 )
 
@@ -39,7 +39,7 @@ func needShim(t *testing.T) {
 			return
 		}
 		shimOnce.path = filepath.Join(dir, "shepherd-shim")
-		out, err := exec.Command("go", "build", "-o", shimOnce.path, "shepherd/backend/shim/cmd/shepherd-shim").CombinedOutput()
+		out, err := shim.BuildCommand(shimOnce.path).CombinedOutput()
 		if err != nil {
 			shimOnce.err = err
 			t.Log(string(out))

@@ -65,7 +65,7 @@ build_app() {
 
 # build_shim DIR builds the shim helper into DIR.
 build_shim() {
-	(cd "$ROOT" && go build -o "$1/shepherd-shim" ./backend/shim/cmd/shepherd-shim)
+	(cd "$ROOT" && CGO_ENABLED=0 go build -o "$1/shepherd-shim" ./backend/shim/cmd/shepherd-shim)
 }
 
 # isolate_session_bus DIR keeps a test's app from auto-launching a D-Bus

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -17,6 +16,7 @@ import (
 
 	"shepherd/backend/api"
 	"shepherd/backend/paths"
+	"shepherd/backend/shim"
 	"shepherd/backend/store"
 )
 
@@ -37,7 +37,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	shimPath = filepath.Join(dir, "shepherd-shim")
-	out, err := exec.Command("go", "build", "-o", shimPath, "shepherd/backend/shim/cmd/shepherd-shim").CombinedOutput()
+	out, err := shim.BuildCommand(shimPath).CombinedOutput()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "build the shim: %v\n%s", err, out)
 		os.RemoveAll(dir)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -20,6 +19,7 @@ import (
 	"shepherd/backend/mcpserver"
 	"shepherd/backend/paths"
 	"shepherd/backend/procid"
+	"shepherd/backend/shim"
 	"shepherd/backend/supervisor"
 )
 
@@ -31,7 +31,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	shimPath = filepath.Join(dir, "shepherd-shim")
-	if out, err := exec.Command("go", "build", "-o", shimPath, "shepherd/backend/shim/cmd/shepherd-shim").CombinedOutput(); err != nil {
+	if out, err := shim.BuildCommand(shimPath).CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "build shim: %v\n%s", err, out)
 		os.Exit(1)
 	}

@@ -25,7 +25,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	shimBin = filepath.Join(dir, "shepherd-shim")
-	if out, err := exec.Command("go", "build", "-o", shimBin, "shepherd/backend/shim/cmd/shepherd-shim").CombinedOutput(); err != nil {
+	if out, err := shim.BuildCommand(shimBin).CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "build shim: %v\n%s", err, out)
 		os.Exit(1)
 	}

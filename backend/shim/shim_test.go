@@ -16,7 +16,7 @@ var bin string
 func TestMain(m *testing.M) {
 	dir, _ := os.MkdirTemp("", "shim-test-")
 	bin = filepath.Join(dir, "shepherd-shim")
-	if out, err := exec.Command("go", "build", "-o", bin, "shepherd/backend/shim/cmd/shepherd-shim").CombinedOutput(); err != nil {
+	if out, err := BuildCommand(bin).CombinedOutput(); err != nil {
 		os.Stderr.Write(out)
 		os.Exit(1)
 	}

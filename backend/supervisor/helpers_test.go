@@ -19,6 +19,7 @@ import (
 	"shepherd/backend/lifecycle"
 	"shepherd/backend/notify"
 	"shepherd/backend/procid"
+	"shepherd/backend/shim"
 	"shepherd/backend/store"
 )
 
@@ -39,7 +40,11 @@ func TestMain(m *testing.M) {
 	for bin, pkg := range map[string]string{shimPath: "shepherd/backend/shim/cmd/shepherd-shim",
 		fakeClaude: "shepherd/backend/supervisor/testdata/fakeclaude", fakeCodex: "shepherd/backend/supervisor/testdata/fakecodex",
 		sbProbe: "shepherd/backend/supervisor/testdata/sbprobe"} {
-		if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
+		cmd := exec.Command("go", "build", "-o", bin, pkg)
+		if pkg == shim.Package {
+			cmd = shim.BuildCommand(bin)
+		}
+		if out, err := cmd.CombinedOutput(); err != nil {
 			fmt.Fprintf(os.Stderr, "build %s: %v\n%s", pkg, err, out)
 			os.Exit(1)
 		}

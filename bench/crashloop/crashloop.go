@@ -47,6 +47,7 @@ import (
 	"shepherd/backend/cli"
 	"shepherd/backend/lifecycle"
 	"shepherd/backend/procid"
+	"shepherd/backend/shim"
 	"shepherd/backend/store"
 	"shepherd/backend/supervisor"
 )
@@ -96,7 +97,7 @@ func fail(err error) {
 // buildShim builds shepherd-shim into dir.
 func buildShim(dir string) (string, error) {
 	out := filepath.Join(dir, "shepherd-shim")
-	b, err := exec.Command("go", "build", "-o", out, "shepherd/backend/shim/cmd/shepherd-shim").CombinedOutput()
+	b, err := shim.BuildCommand(out).CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("build the shim: %v\n%s", err, b)
 	}

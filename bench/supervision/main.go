@@ -26,9 +26,9 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
+	shimpkg "shepherd/backend/shim"
 	"sort"
 	"strconv"
 	"strings"
@@ -160,7 +160,7 @@ func main() {
 	check(err)
 	defer os.RemoveAll(tmp)
 	shim := filepath.Join(tmp, "shepherd-shim")
-	out, err := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", shim, "shepherd/backend/shim/cmd/shepherd-shim").CombinedOutput()
+	out, err := shimpkg.BuildCommand(shim, "-trimpath", "-ldflags=-s -w").CombinedOutput()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "build shim: %v\n%s", err, out)
 		os.Exit(1)
