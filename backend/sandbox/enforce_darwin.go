@@ -38,9 +38,3 @@ func Wrap(g Grants, logPath, path string, argv []string) (string, []string) {
 	}
 	return SandboxExec, a
 }
-
-// Restrict is the Linux way (the process restricts itself); on macOS
-// sandbox-exec does it, see Wrap.
-func Restrict(g Grants) error {
-	return fmt.Errorf("%w: restrict-self is Linux only", ErrUnavailable)
-}

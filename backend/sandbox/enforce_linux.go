@@ -8,8 +8,7 @@ import (
 	"os/exec"
 	"syscall"
 
-	"github.com/landlock-lsm/go-landlock/landlock"
-	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
 )
 
 // Detect finds what this machine can enforce. probe is a command that exits
@@ -17,7 +16,7 @@ import (
 // network namespace, exactly as a sandboxed agent is, to prove that works.
 func Detect(probe []string) Support {
 	s := Support{OS: "linux"}
-	abi, err := llsys.LandlockGetABIVersion()
+	abi, err := LandlockABI()
 	switch {
 	case err != nil:
 		s.LandlockError = fmt.Sprintf("the kernel has no Landlock (%v); it needs Linux 5.13 or newer with landlock in its lsm= list", err)
@@ -67,26 +66,13 @@ func ProcAttr(g Grants) *syscall.SysProcAttr {
 	return a
 }
 
-// Restrict applies g's filesystem rules to this process and everything it
-// starts from now on, with Landlock: read and execute everywhere, write only
-// in g's folders and a few devices. Files already open (the agent's log,
-// its stdout and stderr) stay writable. It fails — it never goes on
-// unrestricted — when the kernel has no Landlock; newer Landlock rights the
-// kernel lacks are left out (best effort above ABI 1).
-func Restrict(g Grants) error {
-	abi, err := llsys.LandlockGetABIVersion()
-	if err != nil || abi < 1 {
-		return fmt.Errorf("%w: the kernel has no Landlock (ABI %d, %v)", ErrUnavailable, abi, err)
+// LandlockABI is the kernel's Landlock ABI version (an error when it has
+// none). A plain syscall: the engine asks it without linking the library
+// that enforces the rules (package restrict, the shim's).
+func LandlockABI() (int, error) {
+	v, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, unix.LANDLOCK_CREATE_RULESET_VERSION)
+	if errno != 0 {
+		return 0, errno
 	}
-	rules := []landlock.Rule{
-		landlock.RODirs("/"),
-		landlock.RWFiles(writableDevices...).IgnoreIfMissing(),
-	}
-	if len(g.WriteDirs) > 0 {
-		rules = append(rules, landlock.RWDirs(g.WriteDirs...).WithRefer())
-	}
-	if err := landlock.V7.BestEffort().RestrictPaths(rules...); err != nil {
-		return fmt.Errorf("%w: Landlock: %v", ErrUnavailable, err)
-	}
-	return nil
+	return int(v), nil
 }

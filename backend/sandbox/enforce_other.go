@@ -13,8 +13,3 @@ func Detect(probe []string) Support { return Support{OS: runtime.GOOS} }
 
 // ProcAttr is how every agent is started.
 func ProcAttr(g Grants) *syscall.SysProcAttr { return &syscall.SysProcAttr{} }
-
-// Restrict always fails here.
-func Restrict(g Grants) error {
-	return fmt.Errorf("%w: no sandbox on %s", ErrUnavailable, runtime.GOOS)
-}

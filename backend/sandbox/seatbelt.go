@@ -13,7 +13,7 @@ func SeatbeltProfile(g Grants, logPath string) string {
 	b.WriteString("(version 1)\n(allow default)\n")
 	b.WriteString("(deny file-write*)\n")
 	b.WriteString("(allow file-write*\n")
-	for _, dev := range writableDevices {
+	for _, dev := range WritableDevices {
 		fmt.Fprintf(&b, "  (literal %s)\n", sbplString(dev))
 	}
 	if logPath != "" {
@@ -31,9 +31,9 @@ func SeatbeltProfile(g Grants, logPath string) string {
 	return b.String()
 }
 
-// writableDevices are written by many programs without writing data
+// WritableDevices are written by many programs without writing data
 // anywhere (">/dev/null"); every sandbox allows them.
-var writableDevices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty"}
+var WritableDevices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty"}
 
 // sbplString quotes s as an SBPL string literal.
 func sbplString(s string) string {

@@ -2,7 +2,6 @@ package shim
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"syscall"
 
@@ -13,13 +12,14 @@ import (
 // the namespaces a sandboxed agent gets, to learn whether it can.
 const SandboxProbeFlag = "--sandbox-probe"
 
-// sandboxExecFlag starts the shim as the sandboxed agent's first step: in
+// SandboxExecFlag starts the shim as the sandboxed agent's first step: in
 // the agent's process (its namespaces already made), it restricts itself by
 // the grants and then becomes the agent with exec, so the agent and every
 // descendant inherit the restriction. Arguments: sandbox.json, the
 // executable's path, then argv. What went wrong is written to descriptor 3
-// (close-on-exec: a successful exec closes it with nothing written).
-const sandboxExecFlag = "--sandbox-exec"
+// (close-on-exec: a successful exec closes it with nothing written). The
+// shim's command handles it (it alone links the Landlock library).
+const SandboxExecFlag = "--sandbox-exec"
 
 // unsandboxed is how an agent without a sandbox is started.
 func unsandboxed(o Options, null, logf *os.File) (int, error) {
@@ -31,31 +31,11 @@ func unsandboxed(o Options, null, logf *os.File) (int, error) {
 	})
 }
 
-// loadGrants reads the agent's sandbox.json; without it nothing starts.
-func loadGrants(path string) (sandbox.Grants, error) {
+// LoadGrants reads the agent's sandbox.json; without it nothing starts.
+func LoadGrants(path string) (sandbox.Grants, error) {
 	g, err := sandbox.Load(path)
 	if err != nil {
 		return g, fmt.Errorf("SandboxUnavailable: cannot read the agent's grants, so it is not started: %v", err)
 	}
 	return g, nil
-}
-
-func sandboxExec(args []string, errw io.Writer) int {
-	if len(args) < 3 {
-		fmt.Fprintf(errw, "shepherd-shim: usage: %s SANDBOX.JSON PATH ARGV...", sandboxExecFlag)
-		return 2
-	}
-	file, path, argv := args[0], args[1], args[2:]
-	g, err := loadGrants(file)
-	if err != nil {
-		fmt.Fprint(errw, err)
-		return 126
-	}
-	if err := sandbox.Restrict(g); err != nil {
-		fmt.Fprintf(errw, "SandboxUnavailable: %v", err)
-		return 126
-	}
-	err = syscall.Exec(path, argv, os.Environ())
-	fmt.Fprint(errw, err.Error())
-	return 127
 }

@@ -63,11 +63,6 @@ func Main(args []string, status io.WriteCloser, goAhead func() io.ReadCloser) in
 			// Started in the namespaces a sandboxed agent gets: that it ran
 			// at all is the answer.
 			return 0
-		case sandboxExecFlag:
-			if status == nil {
-				status = nopCloser{io.Discard}
-			}
-			return sandboxExec(args[1:], status)
 		}
 	}
 	var o Options

@@ -13,7 +13,7 @@ func startAgent(o Options, null, logf *os.File) (int, error) {
 	if o.Sandbox == "" {
 		return unsandboxed(o, null, logf)
 	}
-	g, err := loadGrants(o.Sandbox)
+	g, err := LoadGrants(o.Sandbox)
 	if err != nil {
 		return 0, err
 	}

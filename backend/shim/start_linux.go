@@ -13,14 +13,14 @@ import (
 
 // startAgent starts the agent in a process group of its own with stdin
 // null and stdout and stderr the log. A sandboxed agent is started through
-// the shim's own executable (sandboxExecFlag) in the namespaces its grants
+// the shim's own executable (SandboxExecFlag) in the namespaces its grants
 // call for; it restricts itself and execs the agent. The pid returned is
 // the agent's either way (exec keeps it).
 func startAgent(o Options, null, logf *os.File) (int, error) {
 	if o.Sandbox == "" {
 		return unsandboxed(o, null, logf)
 	}
-	g, err := loadGrants(o.Sandbox)
+	g, err := LoadGrants(o.Sandbox)
 	if err != nil {
 		return 0, err
 	}
@@ -32,7 +32,7 @@ func startAgent(o Options, null, logf *os.File) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	argv := append([]string{"shepherd-shim", sandboxExecFlag, o.Sandbox, o.Path}, o.Argv...)
+	argv := append([]string{"shepherd-shim", SandboxExecFlag, o.Sandbox, o.Path}, o.Argv...)
 	pid, err := syscall.ForkExec(self, argv, &syscall.ProcAttr{
 		Dir:   o.Dir,
 		Env:   os.Environ(),
