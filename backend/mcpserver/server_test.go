@@ -41,7 +41,7 @@ func TestMain(m *testing.M) {
 }
 
 type env struct {
-	t      *testing.T
+	t      testing.TB
 	host   *cli.Host
 	remote *api.Remote
 	cwd    string
@@ -50,7 +50,7 @@ type env struct {
 
 // start runs a real engine (with its API) and an MCP server on it, and
 // connects an MCP client to the server in memory.
-func start(t *testing.T, caller mcpserver.Caller) *env {
+func start(t testing.TB, caller mcpserver.Caller) *env {
 	t.Helper()
 	root := t.TempDir()
 	p := paths.Paths{Data: filepath.Join(root, "data"), State: filepath.Join(root, "state"), Runtime: filepath.Join(root, "run")}
