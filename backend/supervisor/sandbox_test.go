@@ -383,3 +383,30 @@ func TestSandboxKeptAcrossKeepAliveAndEngineCrash(t *testing.T) {
 		t.Fatal("the record lost its sandbox")
 	}
 }
+
+// Pause and unpause (a fresh start of a non-resumable agent) keep the
+// sandbox: the shim applies sandbox.json again.
+func TestSandboxKeptAcrossPauseAndUnpause(t *testing.T) {
+	h := newHarness(t)
+	requireSandbox(t, h)
+	target := filepath.Join(h.project.Path, "escaped")
+	h.create(AgentSpec{ID: "boxed", Command: "/bin/sh", Permissions: perms(),
+		Args: []string{"-c", `touch ` + target + ` 2>/dev/null && echo ESCAPED || echo "denied $$"; sleep 30`}})
+	h.start("boxed")
+	h.waitLog("boxed", "denied")
+	ctx := context.Background()
+	if _, err := h.e.PauseAgent(ctx, h.project.ID, "boxed", true, "test"); err != nil {
+		t.Fatal(err)
+	}
+	h.waitStatus("boxed", lifecycle.Paused, 10*time.Second)
+	if _, err := h.e.UnpauseAgent(ctx, h.project.ID, "boxed"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the unpaused run to try its write", 10*time.Second, func() bool {
+		b, _ := os.ReadFile(h.get("boxed").LogPath)
+		return strings.Count(string(b), "denied") >= 2 || strings.Contains(string(b), "ESCAPED")
+	})
+	if b, _ := os.ReadFile(h.get("boxed").LogPath); strings.Contains(string(b), "ESCAPED") {
+		t.Fatalf("the unpaused run was not sandboxed:\n%s", b)
+	}
+}
