@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net/http"
 	"os"
 	"strconv"
@@ -106,8 +105,9 @@ const (
 	HeaderLogOffset = "X-Log-Offset"
 	maxLogChunk     = 1 << 20
 	maxBody         = 1 << 20
-	// maxGraceSec is the longest stop grace a time.Duration can hold.
-	maxGraceSec = math.MaxInt64 / int64(time.Second)
+	// maxGraceSec is the longest stop grace, as for an agent's own graceSec
+	// (and MCP's grace_period_ms).
+	maxGraceSec = 3600
 )
 
 type handler struct {
@@ -567,7 +567,7 @@ func (h *handler) stopAgent(w http.ResponseWriter, r *http.Request) {
 		// More would wrap around to a negative duration: an immediate SIGKILL.
 		if int64(*in.GraceSec) > maxGraceSec {
 			writeError(w, http.StatusBadRequest, "ValidationError",
-				fmt.Sprintf("graceSec %d is too large (at most %d)", *in.GraceSec, maxGraceSec))
+				fmt.Sprintf("graceSec must be between 0 and %d, not %d", maxGraceSec, *in.GraceSec))
 			return
 		}
 		d := time.Duration(*in.GraceSec) * time.Second

@@ -219,6 +219,7 @@ func TestMalformedRequests(t *testing.T) {
 		{"project: path a number", "POST", "/v1/projects", `{"path":1}`, 400, `field "path" has the wrong type`},
 		{"stop: grace as string", "POST", "/v1/projects/p1/agents/a1/stop", `{"graceSec":"5"}`, 400, `field "graceSec" has the wrong type`},
 		{"stop: grace negative", "POST", "/v1/projects/p1/agents/a1/stop", `{"graceSec":-5}`, 400, "negative"},
+		{"stop: grace over an hour", "POST", "/v1/projects/p1/agents/a1/stop", `{"graceSec":3601}`, 400, "graceSec must be between 0 and 3600, not 3601"},
 		{"stop: unknown field", "POST", "/v1/projects/p1/agents/a1/stop", `{"grace":5}`, 400, `unknown field "grace"`},
 		{"stop: broken JSON", "POST", "/v1/projects/p1/agents/a1/stop", `{"graceSec":`, 400, "malformed JSON"},
 		{"start: unexpected field", "POST", "/v1/projects/p1/agents/a1/start", `{"force":true}`, 400, `unknown field "force"`},
