@@ -27,7 +27,7 @@ import (
 )
 
 // HelloTimeout bounds the wait for the shim to report the agent's pid.
-const HelloTimeout = 10 * time.Second
+var HelloTimeout = 10 * time.Second
 
 // statusWait bounds the wait for a live shim to write an exit status it owes.
 const statusWait = 10 * time.Second
@@ -98,6 +98,7 @@ type Pending struct {
 	ShimPID       int
 	ShimStartTime int64
 	exitFile      string
+	runFile       string
 	cmd           *exec.Cmd
 	goAhead       *os.File
 	status        *os.File
@@ -137,7 +138,7 @@ func (r *Runner) Prepare(spec Spec) (*Pending, error) {
 		gw.Close()
 		return nil, fmt.Errorf("start shim %s: %w", r.Shim, err)
 	}
-	p := &Pending{r: r, ShimPID: cmd.Process.Pid, exitFile: spec.ExitFile, cmd: cmd, goAhead: gw, status: sr}
+	p := &Pending{r: r, ShimPID: cmd.Process.Pid, exitFile: spec.ExitFile, runFile: spec.RunFile, cmd: cmd, goAhead: gw, status: sr}
 	// Read now, while the shim cannot have ended: it waits for us.
 	p.ShimStartTime, _ = procid.StartTime(p.ShimPID)
 	return p, nil
@@ -149,6 +150,21 @@ func (p *Pending) Abort() {
 	p.goAhead.Close()
 	p.status.Close()
 	_ = p.cmd.Wait()
+}
+
+// killStarted ends an agent the shim did start although it could not say
+// so in time (a hello that timed out): its run file names it. Without this,
+// a start reported as failed could leave an agent no record knows.
+func (p *Pending) killStarted() {
+	if p.runFile == "" {
+		return
+	}
+	ri, err := shim.ReadRun(p.runFile)
+	if err != nil || ri == nil || ri.ShimPID != p.ShimPID || ri.PID <= 0 {
+		return
+	}
+	_ = syscall.Kill(-ri.PID, syscall.SIGKILL)
+	_ = syscall.Kill(ri.PID, syscall.SIGKILL)
 }
 
 // Go lets the shim start the agent and returns the running process, or why
@@ -168,6 +184,7 @@ func (p *Pending) Go() (*Process, error) {
 		p.status.Close()
 		_ = p.cmd.Process.Kill()
 		_ = p.cmd.Wait()
+		p.killStarted()
 		return nil, err
 	}
 	pr := newProcess(p.r, Identity{PID: h.PID, ShimPID: p.ShimPID, ShimStartTime: p.ShimStartTime, ExitFile: p.exitFile})

@@ -194,3 +194,45 @@ func TestTerminateOnClock(t *testing.T) {
 		t.Fatalf("exit %+v", st)
 	}
 }
+
+// A shim that started the agent but could not say so in time: the start
+// fails, and the agent its run file names does not outlive it.
+func TestHelloTimeoutEndsTheStartedAgent(t *testing.T) {
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "slow-shim")
+	script := `#!/bin/sh
+run=""
+while [ $# -gt 0 ]; do case "$1" in --run) run="$2"; shift 2;; --) shift; break;; *) shift;; esac; done
+head -c1 <&4 >/dev/null
+setsid sleep 300 </dev/null >/dev/null 2>&1 &
+printf '{"pid":%d,"shimPid":%d,"startedAt":"2026-01-01T00:00:00Z"}' $! $$ > "$run"
+sleep 300
+`
+	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	old := HelloTimeout
+	HelloTimeout = 300 * time.Millisecond
+	t.Cleanup(func() { HelloTimeout = old })
+	r := &Runner{Shim: fake}
+	s := spec(t, "unused")
+	p, err := r.Prepare(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Go(); err == nil || !strings.Contains(err.Error(), "did not report the agent's pid") {
+		t.Fatalf("Go: %v", err)
+	}
+	ri, err := shim.ReadRun(s.RunFile)
+	if err != nil || ri == nil {
+		t.Fatalf("run file: %v %v", ri, err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for procid.Alive(ri.PID) {
+		if time.Now().After(deadline) {
+			syscall.Kill(-ri.PID, syscall.SIGKILL)
+			t.Fatalf("the agent %d the shim started outlived the failed start", ri.PID)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
