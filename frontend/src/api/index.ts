@@ -11,7 +11,7 @@ import type {z} from 'zod'
 import {
   agentRefSchema, agentSchema, engineStatusSchema, logBatchSchema, notificationSchema, projectStateSchema, statsBatchSchema, syncSummarySchema,
   type Agent, type AgentSpec, type EngineEvent, type EngineStatus, type LogChunk, type Project,
-  type Prefs, type Settings, type SyncSummary,
+  type Prefs, type SandboxSupport, type Settings, type Stats, type SyncSummary,
 } from './types'
 
 export * from './types'
@@ -22,6 +22,8 @@ export const getEngine = (): Promise<EngineStatus> => App.Engine() as Promise<En
 export const startEngine = (): Promise<EngineStatus> => App.StartEngine() as Promise<EngineStatus>
 
 export const api = {
+  /** The `--mcp-config` value (JSON) that gives a Claude Code agent Shepherd's MCP server. */
+  mcpConfig: (): Promise<string> => App.MCPConfig(),
   projects: {
     list: () => Projects.List() as Promise<Project[]>,
     add: (path: string, name = '') => Projects.Add(path, name) as Promise<Project>,
@@ -49,6 +51,8 @@ export const api = {
     unpause: (projectId: string, id: string) => Agents.Unpause(projectId, id) as Promise<Agent>,
     /** The window shows this project: sample its agents' CPU and memory (a 15 s lease; call it again while shown). */
     watch: (projectId: string) => Agents.Watch(projectId),
+    /** The current run's recent CPU and memory samples, oldest first (about 5 minutes; empty when not running). */
+    statsHistory: (projectId: string, id: string) => Agents.StatsHistory(projectId, id) as Promise<Stats[]>,
     remove: (projectId: string, id: string, force: boolean, deleteLog: boolean) =>
       Agents.Remove(projectId, id, force, deleteLog),
     stopAll: (projectId: string) =>
@@ -70,6 +74,8 @@ export const api = {
       SettingsSvc.Put(projectId, s as Parameters<typeof SettingsSvc.Put>[1]) as Promise<Settings>,
     getPrefs: () => SettingsSvc.GetPrefs() as Promise<Prefs>,
     putPrefs: (p: Prefs) => SettingsSvc.PutPrefs(p as Parameters<typeof SettingsSvc.PutPrefs>[0]) as Promise<Prefs>,
+    /** What of the sandbox the engine's machine can enforce. */
+    sandbox: () => SettingsSvc.Sandbox() as Promise<SandboxSupport>,
   },
   setTitle: (title: string) => {
     try {

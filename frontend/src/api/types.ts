@@ -23,15 +23,28 @@ export type Activity = z.infer<typeof activitySchema>
 export const resultSchema = z.object({
   turns: z.number().nullish(),
   durationMs: z.number().nullish(),
+  /** Claude Code reports what a run cost; Codex does not. */
   costUsd: z.number().nullish(),
   inputTokens: z.number().nullish(),
   cachedInputTokens: z.number().nullish(),
   outputTokens: z.number().nullish(),
+  reasoningOutputTokens: z.number().nullish(),
+  /** When the run's end was counted. */
+  at: z.string().nullish(),
 }).loose()
 export type RunResult = z.infer<typeof resultSchema>
 
 export const totalsSchema = resultSchema.extend({runs: z.number().nullish()})
 export type Totals = z.infer<typeof totalsSchema>
+
+/** A sandboxed agent's grants beyond the baseline (reads everywhere, writes only to its log, no network). */
+export const grantsSchema = z.object({
+  network: z.boolean(),
+  writeDirs: z.array(z.string()).nullish(),
+  /** The tags as stored: `@network`, `@write:<folder>`, `@read:…`. */
+  permissions: z.array(z.string()).nullish(),
+}).loose()
+export type Grants = z.infer<typeof grantsSchema>
 
 export const agentSchema = z.object({
   id: z.string(),
@@ -73,8 +86,11 @@ export const agentSchema = z.object({
   activity: activitySchema.nullish(),
   lastResult: resultSchema.nullish(),
   totals: totalsSchema.nullish(),
-  stats: z.object({cpuPercent: z.number().nullish(), rssBytes: z.number().nullish()}).loose().nullish(),
-  permissions: z.array(z.string()).nullish(),
+  stats: z.object({
+    cpuPercent: z.number().nullish(), rssBytes: z.number().nullish(), processes: z.number().nullish(), sampledAt: z.string().nullish(),
+  }).loose().nullish(),
+  /** Present: the agent runs sandboxed with these grants; absent: unsandboxed. */
+  sandbox: grantsSchema.nullish(),
   staleCheck: z.boolean().nullish(),
   stale: z.boolean().nullish(),
   logPath: z.string(),
@@ -138,6 +154,9 @@ export interface Project {
   maxRunning?: number
   /** Why the project's folder cannot be used (moved, deleted); its agents are still supervised. */
   folderMissing?: string
+  /** What its agents' runs cost today (local day) and in all; sent by engines that count it. */
+  costToday?: number
+  totals?: Totals | null
 }
 
 export const projectStateSchema = z.object({projectId: z.string().optional(), id: z.string()}).loose()
@@ -178,6 +197,20 @@ export interface AgentSpec {
   autoStartOnRestore?: boolean
   timeoutSec?: number
   graceSec?: number
+  /** Omitted or null: not sandboxed. An array, even empty: sandboxed with these tags. */
+  permissions?: string[] | null
+}
+
+/** What of the sandbox this machine can enforce (Landlock and network namespaces on Linux, Seatbelt on macOS). */
+export interface SandboxSupport {
+  os: string
+  landlock: boolean
+  landlockAbi?: number
+  landlockError?: string
+  netns: boolean
+  netnsError?: string
+  seatbelt: boolean
+  seatbeltError?: string
 }
 
 export interface Settings {

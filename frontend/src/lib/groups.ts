@@ -38,7 +38,7 @@ export function groupOf(a: Agent): Group {
   return 'idle'
 }
 
-export type SortKey = 'default' | 'name' | 'status' | 'activity' | 'runtime' | 'started' | 'runs' | 'cost'
+export type SortKey = 'default' | 'name' | 'status' | 'activity' | 'runtime' | 'started' | 'runs' | 'cost' | 'cpu' | 'mem'
 export interface Sort {
   key: SortKey
   desc: boolean
@@ -58,6 +58,8 @@ function runMs(a: Agent, now: number): number {
 export const runsOf = (a: Agent) =>
   a.totals?.runs ?? (a.startedAt ? 1 + a.restartCount + a.resumeCount : 0)
 export const costOf = (a: Agent) => a.totals?.costUsd ?? a.lastResult?.costUsd ?? undefined
+/** The latest CPU and memory sample of a running agent; undefined for one not running. */
+export const statsOf = (a: Agent) => (LIVE.has(a.status) ? a.stats ?? undefined : undefined)
 
 /**
  * The latest start or end of the agent (not its log output, which would make
@@ -77,6 +79,8 @@ function compare(a: Agent, b: Agent, key: SortKey, now: number): number {
     case 'started': return time(a.startedAt) - time(b.startedAt)
     case 'runs': return runsOf(a) - runsOf(b)
     case 'cost': return (costOf(a) ?? -1) - (costOf(b) ?? -1)
+    case 'cpu': return (statsOf(a)?.cpuPercent ?? -1) - (statsOf(b)?.cpuPercent ?? -1)
+    case 'mem': return (statsOf(a)?.rssBytes ?? -1) - (statsOf(b)?.rssBytes ?? -1)
     case 'default': return touchedAt(b) - touchedAt(a) // most recent first
   }
 }

@@ -78,3 +78,12 @@ describe('briefDetail', () => {
     expect(briefDetail('stopped by user')).toBe('stopped by user')
   })
 })
+
+describe('a start the machine cannot sandbox', () => {
+  it('reads short on the row; the detail has the engine’s whole sentence', () => {
+    const error = "Process 'web' is not started: sandbox unavailable: this machine lacks a network namespace, which takes the network away: operation not permitted"
+    const a = agent({status: 'not_started', error})
+    expect(statusView(a)).toMatchObject({label: 'could not start', detail: error})
+    expect(briefDetail(error)).toBe('sandbox unavailable: this machine lacks a network namespace, which takes the network away: operation not permitted')
+  })
+})

@@ -122,4 +122,5 @@ export function briefDetail(detail?: string): string | undefined {
     .replace(/^exit code 0$/, '')
     .replace(/^Failed to start process '[^']*': /, '')
     .replace(/exec: "([^"]+)": executable file not found in \$PATH/, '$1 not found on PATH')
+    .replace(/^Process '[^']*' is not started: (sandbox unavailable: )/, '$1')
 }

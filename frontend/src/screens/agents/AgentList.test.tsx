@@ -4,9 +4,11 @@ import {describe, expect, it, vi} from 'vitest'
 import type {Agent} from '../../api'
 import {groupAgents} from '../../lib/groups'
 import {agent, at, NOW} from '../../test/fixtures'
-import {AgentList} from './AgentList'
+import {AgentList, columnsFor} from './AgentList'
 
 vi.mock('../../api', async (orig) => ({...(await orig<typeof import('../../api')>()), api: {agents: {}}}))
+
+const cells = () => Array.from(document.querySelectorAll('thead th')).map((th) => th.className)
 
 function renderList(agents: Agent[], onSelect = vi.fn()) {
   render(
@@ -114,5 +116,50 @@ describe('AgentList', () => {
     expect(row('waiting').getByRole('button', {name: 'Cancel'})).toHaveAttribute('title', expect.stringContaining('out of the queue'))
     expect(document.querySelector('tr[data-agent="waiting"]')!.closest('tbody')).toHaveAttribute('data-group', 'working')
     expect(document.querySelector('tr[data-agent="napping"]')!.closest('tbody')).toHaveAttribute('data-group', 'idle')
+  })
+  it('a sandboxed agent has a lock whose tooltip says its grants in words', () => {
+    const row = renderList([
+      agent({id: 'boxed', sandbox: {network: true, writeDirs: ['/src/app', '/tmp/out'], permissions: ['@network', '@write:/src/app', '@write:/tmp/out']}}),
+      agent({id: 'tight', sandbox: {network: false, writeDirs: [], permissions: []}}),
+      agent({id: 'free'}),
+    ])
+    const lock = document.querySelector('tr[data-agent="boxed"] [data-sandboxed]')!
+    expect(lock).toHaveAttribute('title', 'Sandboxed: reads any file\nNetwork: allowed\nWrites: its log, and in /src/app, /tmp/out (and below)')
+    expect(document.querySelector('tr[data-agent="tight"] [data-sandboxed]'))
+      .toHaveAttribute('title', 'Sandboxed: reads any file\nNetwork: none\nWrites: only its own log')
+    expect(row('free').queryByTitle(/Sandboxed/)).toBeNull()
+  })
+
+  it('hides the cost column when no agent reports a cost, and CPU and memory when none runs', () => {
+    renderList([agent({id: 'a', status: 'completed', totals: {runs: 1, turns: 2}}), agent({id: 'b'})])
+    expect(cells()).toEqual(['c-agent', 'c-status', 'c-activity', 'c-runtime', 'c-when', 'c-runs', 'c-actions'])
+    expect(document.querySelector('td.c-cost, td.c-cpu, td.c-mem')).toBeNull()
+    expect(document.querySelector('.group-row th')).toHaveAttribute('colspan', '7')
+  })
+
+  it('CPU and memory for running agents, blank for the others; cost once one reports it', () => {
+    const row = renderList([
+      agent({id: 'busy', status: 'running', startedAt: at(60),
+        stats: {cpuPercent: 42.4, rssBytes: 85 * 1048576, processes: 3, sampledAt: at(1)}}),
+      agent({id: 'fresh', status: 'running', startedAt: at(1)}),
+      agent({id: 'done', status: 'completed', totals: {runs: 2, costUsd: 1.5}, stats: {cpuPercent: 5, rssBytes: 1000}}),
+    ])
+    expect(cells()).toEqual(['c-agent', 'c-status', 'c-activity', 'c-runtime', 'c-when', 'c-runs', 'c-cost', 'c-cpu', 'c-mem', 'c-actions'])
+    expect(row('busy').getByText('42%')).toHaveClass('c-cpu')
+    expect(row('busy').getByText('85M')).toHaveAttribute('title', expect.stringContaining('Memory 85 MiB resident\n3 processes'))
+    expect(document.querySelector('tr[data-agent="fresh"] td.c-cpu')).toHaveTextContent('')
+    expect(document.querySelector('tr[data-agent="fresh"] td.c-cpu')).toHaveAttribute('title', 'Not sampled yet')
+    expect(document.querySelector('tr[data-agent="done"] td.c-cpu')).toHaveTextContent('')
+    expect(document.querySelector('tr[data-agent="done"] td.c-mem')).toHaveAttribute('title', 'Not running')
+    expect(row('done').getByText('$1.50')).toHaveClass('c-cost')
+    expect(document.querySelector('tr[data-agent="busy"] td.c-cost')).toHaveTextContent('—')
+  })
+})
+
+describe('columnsFor', () => {
+  it('in a narrow window, Last run makes room for CPU and memory', () => {
+    expect(columnsFor({cost: true, stats: true}, true)).toEqual(['agent', 'status', 'activity', 'runtime', 'runs', 'cost', 'cpu', 'mem', 'actions'])
+    expect(columnsFor({cost: false, stats: false}, true)).toEqual(['agent', 'status', 'activity', 'runtime', 'when', 'runs', 'actions'])
+    expect(columnsFor({cost: false, stats: true}, false)).toContain('when')
   })
 })

@@ -1,6 +1,7 @@
-import {useEffect, useState} from 'react'
-import type {Agent} from '../../api'
-import {GROUP_LABELS, type Group, type GroupRows, type Sort, type SortKey} from '../../lib/groups'
+import {useEffect, useMemo, useState} from 'react'
+import {LIVE, type Agent} from '../../api'
+import {useMedia} from '../../components/useMedia'
+import {costOf, GROUP_LABELS, type Group, type GroupRows, type Sort, type SortKey} from '../../lib/groups'
 import {AgentRow} from './AgentRow'
 
 /** Re-renders every second while something on screen counts time. */
@@ -14,16 +15,47 @@ export function useNow(active: boolean) {
   return now
 }
 
-const COLUMNS: {id: string; label: string; sort?: SortKey; title?: string}[] = [
+export type ColumnId = 'agent' | 'status' | 'activity' | 'runtime' | 'when' | 'runs' | 'cost' | 'cpu' | 'mem' | 'actions'
+
+const COLUMNS: {id: ColumnId; label: string; sort?: SortKey; title?: string}[] = [
   {id: 'agent', label: 'Agent', sort: 'name', title: 'Name and id'},
   {id: 'status', label: 'Status', sort: 'status'},
   {id: 'activity', label: 'Activity', sort: 'activity', title: 'What it is doing: busy with a tool, or silent for how long'},
   {id: 'runtime', label: 'Run time', sort: 'runtime'},
   {id: 'when', label: 'Last run', sort: 'started', title: 'When the current run started, or when the last one ended (exact times on hover)'},
   {id: 'runs', label: 'Runs', sort: 'runs', title: 'Runs, and auto-resumes (↻) since the last start by hand'},
-  {id: 'cost', label: 'Cost', sort: 'cost', title: 'Cost reported by the agent (all runs)'},
+  {id: 'cost', label: 'Cost', sort: 'cost', title: 'What the agent’s runs cost, as it reported (all runs)'},
+  {id: 'cpu', label: 'CPU', sort: 'cpu', title: 'CPU of a running agent and everything it started (100% = one core), sampled every 2 s'},
+  {id: 'mem', label: 'Mem', sort: 'mem', title: 'Memory (resident) of a running agent and everything it started'},
   {id: 'actions', label: ''},
 ]
+
+export interface Shown {
+  /** Some agent of the project reported a cost. */
+  cost: boolean
+  /** Some agent of the project is running: CPU and memory. */
+  stats: boolean
+}
+
+/** Whether to show the cost and the CPU and memory columns, for these agents (the whole project's). */
+export const shownFor = (agents: readonly Agent[]): Shown => ({
+  cost: agents.some((a) => costOf(a) != null),
+  stats: agents.some((a) => LIVE.has(a.status)),
+})
+
+/**
+ * The columns shown: cost only when some agent reports one, CPU and memory
+ * only while some agent runs; in a narrow window with those, "Last run"
+ * makes room (its times are also in the run time's tooltip).
+ */
+export function columnsFor(shown: Shown, narrow: boolean): ColumnId[] {
+  return COLUMNS.map((c) => c.id).filter((id) => {
+    if (id === 'cost') return shown.cost
+    if (id === 'cpu' || id === 'mem') return shown.stats
+    if (id === 'when') return !(narrow && shown.stats)
+    return true
+  })
+}
 
 interface Props {
   groups: GroupRows[]
@@ -35,18 +67,26 @@ interface Props {
   collapsed?: ReadonlySet<Group>
   onToggle?: (g: Group) => void
   now?: number
+  /** Which optional columns to show (default: from the agents listed). */
+  shown?: Shown
 }
 
 /** The agents of the selected project, grouped (what needs you first), one line each. */
-export function AgentList({groups, selectedId, cursorId, onSelect, sort, onSort, collapsed, onToggle, now: fixedNow}: Props) {
+export function AgentList({groups, selectedId, cursorId, onSelect, sort, onSort, collapsed, onToggle, now: fixedNow, shown}: Props) {
   const ticking = useNow(fixedNow === undefined && groups.length > 0)
   const now = fixedNow ?? ticking
+  const narrow = useMedia('(max-width: 1100px)')
+  const own = useMemo(() => shownFor(groups.flatMap((g) => g.agents)), [groups])
+  const show = shown ?? own
+  const ids = columnsFor(show, narrow).join(' ')
+  const cols = useMemo(() => new Set(ids.split(' ') as ColumnId[]), [ids])
+  const columns = COLUMNS.filter((c) => cols.has(c.id))
   return (
     <table className="agents" aria-label="Agents">
-      <colgroup>{COLUMNS.map((c) => <col key={c.id} className={`col-${c.id}`}/>)}</colgroup>
+      <colgroup>{columns.map((c) => <col key={c.id} className={`col-${c.id}`}/>)}</colgroup>
       <thead>
         <tr>
-          {COLUMNS.map((c) => {
+          {columns.map((c) => {
             const active = sort?.key === c.sort && !!c.sort
             return (
               <th key={c.id} className={`c-${c.id}`} title={c.title}
@@ -64,7 +104,7 @@ export function AgentList({groups, selectedId, cursorId, onSelect, sort, onSort,
       {groups.map(({group, agents}) => (
         <tbody key={group} data-group={group}>
           <tr className={`group-row g-${group}`}>
-            <th colSpan={COLUMNS.length} scope="rowgroup">
+            <th colSpan={columns.length} scope="rowgroup">
               <button type="button" className="group-toggle" aria-expanded={!collapsed?.has(group)}
                 onClick={() => onToggle?.(group)}>
                 <span aria-hidden="true">{collapsed?.has(group) ? '▸' : '▾'}</span> {GROUP_LABELS[group]}
@@ -74,7 +114,7 @@ export function AgentList({groups, selectedId, cursorId, onSelect, sort, onSort,
           </tr>
           {!collapsed?.has(group) && agents.map((a: Agent) => (
             <AgentRow key={a.id} agent={a} now={now} selected={a.id === selectedId} cursor={a.id === cursorId}
-              onSelect={onSelect}/>
+              onSelect={onSelect} cols={cols}/>
           ))}
         </tbody>
       ))}

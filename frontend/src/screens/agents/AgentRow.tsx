@@ -1,26 +1,31 @@
 import {memo} from 'react'
 import type {Agent, RunResult} from '../../api'
-import {attentionReason, costOf, isRestarting, runsOf} from '../../lib/groups'
+import {attentionReason, costOf, isRestarting, runsOf, statsOf} from '../../lib/groups'
+import {grantsTitle} from '../../lib/sandbox'
 import {activityText, briefDetail, isLive, restartText, runtimeText, statusView} from '../../lib/status'
-import {ago, duration, exact} from '../../lib/time'
+import {ago, exact} from '../../lib/time'
+import {cpuText, figuresText, memText, mib, money} from '../../lib/usage'
 import {joinArgs} from '../../lib/args'
 import {LockIcon} from '../../components/Icons'
+import type {ColumnId} from './AgentList'
 import {RowActions} from './AgentActions'
 import {StatusBadge} from './StatusBadge'
 
-const money = (v?: number | null) => (v == null ? '' : v < 10 ? `$${v.toFixed(2)}` : `$${Math.round(v)}`)
-const tokens = (n?: number | null) => (n == null ? '?' : n >= 10_000 ? `${Math.round(n / 1000)}k` : String(n))
-
 function resultText(r: RunResult & {runs?: number | null}, what: string): string {
-  const parts = [
-    r.runs != null && `${r.runs} runs`,
-    r.turns != null && `${r.turns} turns`,
-    r.durationMs != null && duration(r.durationMs),
-    r.costUsd != null && `$${r.costUsd.toFixed(4)}`,
-    (r.inputTokens != null || r.outputTokens != null) &&
-      `${tokens(r.inputTokens)} in (${tokens(r.cachedInputTokens)} cached) / ${tokens(r.outputTokens)} out tokens`,
-  ].filter(Boolean)
-  return parts.length ? `${what}: ${parts.join(', ')}` : ''
+  const text = figuresText(r)
+  return text ? `${what}: ${text}` : ''
+}
+
+/** The CPU and memory cells' tooltip. */
+function statsTitle(a: Agent): string {
+  const s = statsOf(a)
+  if (!s) return isLive(a) ? 'Not sampled yet' : 'Not running'
+  return [
+    s.cpuPercent != null ? `CPU ${s.cpuPercent.toFixed(1)}% of one core` : 'CPU: known from the second sample',
+    s.rssBytes != null && `Memory ${mib(s.rssBytes)} resident`,
+    s.processes != null && `${s.processes} process${s.processes === 1 ? '' : 'es'}`,
+    s.sampledAt && `Sampled ${exact(s.sampledAt)}`,
+  ].filter(Boolean).join('\n')
 }
 
 /** The runs cell's tooltip: every counter, in words. */
@@ -50,10 +55,13 @@ interface Props {
   selected: boolean
   cursor: boolean
   onSelect: (id: string) => void
+  /** The columns shown (all when not given). */
+  cols?: ReadonlySet<ColumnId>
 }
 
 /** One agent on one line: name and id, status with its reason, activity, times, runs, cost, actions. */
-export const AgentRow = memo(function AgentRow({agent: a, now, selected, cursor, onSelect}: Props) {
+export const AgentRow = memo(function AgentRow({agent: a, now, selected, cursor, onSelect, cols}: Props) {
+  const has = (c: ColumnId) => !cols || cols.has(c)
   const v = statusView(a)
   // "Process exited with code 3" says no more than "exit code 3" on a crowded line; the tooltip has it all.
   const brief = briefDetail(v.detail)
@@ -66,15 +74,17 @@ export const AgentRow = memo(function AgentRow({agent: a, now, selected, cursor,
   const costTitle = [a.lastResult && resultText(a.lastResult, 'Last run'), a.totals && resultText(a.totals, 'All runs')]
     .filter(Boolean).join('\n')
   const activity = activityText(a, now)
+  const stats = statsOf(a)
+  const usage = statsTitle(a)
   const cls = [selected && 'selected', cursor && 'cursor'].filter(Boolean).join(' ') || undefined
   return (
     <tr data-agent={a.id} className={cls} aria-selected={selected} onClick={() => onSelect(a.id)}>
       <td className="c-agent" title={`${a.name ? `${a.name} (${a.id})` : a.id}\n${joinArgs([a.command, ...(a.args ?? [])])}`}>
-        <span className="agent-name">{a.name || a.id}</span>
-        {a.name && <span className="agent-id">{a.id}</span>}
-        {a.permissions && (
-          <span className="lock" title={`Sandboxed: ${a.permissions.length ? a.permissions.join(', ') : 'no network, no writes'}`}><LockIcon/></span>
-        )}
+        <span className="agent-cell">
+          <span className="agent-name">{a.name || a.id}</span>
+          {a.name && <span className="agent-id">{a.id}</span>}
+          {a.sandbox && <span className="lock" data-sandboxed title={grantsTitle(a.sandbox)}><LockIcon/></span>}
+        </span>
       </td>
       <td className="c-status" title={statusTitle}>
         <StatusBadge agent={a} withDetail={false}/>
@@ -83,12 +93,14 @@ export const AgentRow = memo(function AgentRow({agent: a, now, selected, cursor,
       <td className="c-activity" title={a.activity?.since ? `since ${exact(a.activity.since)}` : undefined}>
         {activity || (isRestarting(a) ? '' : <span className="muted">—</span>)}
       </td>
-      <td className="c-runtime num">{runtimeText(a, now)}</td>
-      <td className="c-when" title={when.title}>{when.text}</td>
+      <td className="c-runtime num" title={has('when') ? undefined : when.title}>{runtimeText(a, now)}</td>
+      {has('when') && <td className="c-when" title={when.title}>{when.text}</td>}
       <td className="c-runs num" title={runsTitle(a)}>
         {runsOf(a)}{a.autoResumeCount > 0 && <span className="auto"> · {a.autoResumeCount}↻</span>}
       </td>
-      <td className="c-cost num" title={costTitle || 'No cost reported'}>{money(cost) || <span className="muted">—</span>}</td>
+      {has('cost') && <td className="c-cost num" title={costTitle || 'No cost reported'}>{money(cost) || <span className="muted">—</span>}</td>}
+      {has('cpu') && <td className="c-cpu num" title={usage}>{cpuText(stats?.cpuPercent)}</td>}
+      {has('mem') && <td className="c-mem num" title={usage}>{memText(stats?.rssBytes)}</td>}
       <td className="c-actions"><RowActions agent={a}/></td>
     </tr>
   )

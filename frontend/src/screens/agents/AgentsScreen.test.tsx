@@ -1,7 +1,8 @@
-import {act, fireEvent, render, screen} from '@testing-library/react'
+import {act, cleanup, fireEvent, render, screen} from '@testing-library/react'
 import {QueryClient, QueryClientProvider} from '@tanstack/react-query'
 import {beforeEach, describe, expect, it, vi} from 'vitest'
 import {api} from '../../api'
+import {COST_EVENTS} from '../../state/queries'
 import {useUI} from '../../state/ui'
 import {agent, at} from '../../test/fixtures'
 import {StopAllDialog} from './AgentDialogs'
@@ -10,7 +11,7 @@ import {AgentsScreen} from './AgentsScreen'
 vi.mock('../../api', async (orig) => ({
   ...(await orig<typeof import('../../api')>()),
   api: {
-    agents: {list: vi.fn(), events: vi.fn(), stop: vi.fn(), start: vi.fn(), stopAll: vi.fn()},
+    agents: {list: vi.fn(), events: vi.fn(), stop: vi.fn(), start: vi.fn(), stopAll: vi.fn(), watch: vi.fn(), statsHistory: vi.fn()},
     logs: {tail: vi.fn(), follow: vi.fn(), unfollow: vi.fn()},
     settings: {get: vi.fn()},
     projects: {list: vi.fn()},
@@ -38,6 +39,8 @@ describe('AgentsScreen', () => {
     useUI.setState({projectId: 'p1', agentId: null, cursorId: null, dialog: null, filter: '', groups: new Set(), collapsed: new Set()})
     vi.mocked(api.agents.list).mockResolvedValue(AGENTS)
     vi.mocked(api.agents.events).mockResolvedValue([])
+    vi.mocked(api.agents.watch).mockResolvedValue(undefined)
+    vi.mocked(api.agents.statsHistory).mockResolvedValue([])
     vi.mocked(api.agents.stop).mockResolvedValue(AGENTS[0])
     vi.mocked(api.logs.tail).mockReturnValue(new Promise(() => {}))
     vi.mocked(api.logs.unfollow).mockResolvedValue(undefined as never)
@@ -88,5 +91,28 @@ describe('AgentsScreen', () => {
     fireEvent.click(screen.getByRole('button', {name: 'Stop 2'}))
     await vi.waitFor(() => expect(api.agents.stopAll).toHaveBeenCalledWith('p1'))
     await vi.waitFor(() => expect(useUI.getState().dialog).toBeNull())
+  })
+  it('the header says running, what needs you and today’s cost; the shown project is watched for CPU and memory', async () => {
+    vi.mocked(api.agents.events).mockClear()
+    vi.mocked(api.agents.list).mockResolvedValue([...AGENTS,
+      agent({id: 'claude', projectId: 'p1', status: 'completed', totals: {runs: 2, costUsd: 0.5}})])
+    renderScreen(<AgentsScreen project={{...project, live: 1, costToday: 0.25, totals: {runs: 2, costUsd: 0.5}}}/>)
+    await screen.findByText('web')
+    const summary = document.querySelector('[data-summary]')!
+    expect(summary).toHaveTextContent('1 running1 needs you$0.25 today')
+    expect(summary.querySelector('.cost-today')).toHaveAttribute('title', expect.stringContaining('$0.5000 in all'))
+    expect(api.agents.watch).toHaveBeenCalledWith('p1')
+    expect(api.agents.events).not.toHaveBeenCalledWith('p1', '', COST_EVENTS) // the engine sent today's cost
+  })
+
+  it('no cost today when no agent reports one; an engine that does not send it: summed from the events', async () => {
+    renderScreen()
+    await screen.findByText('web')
+    expect(document.querySelector('[data-summary] .cost-today')).toBeNull()
+    cleanup()
+    vi.mocked(api.agents.list).mockResolvedValue([agent({id: 'c', projectId: 'p1', status: 'completed', totals: {runs: 1, costUsd: 0.3}})])
+    vi.mocked(api.agents.events).mockResolvedValue([{time: new Date().toISOString(), event: 'run:figures', agentId: 'c', data: {costUsd: 0.3}}])
+    renderScreen()
+    await vi.waitFor(() => expect(document.querySelector('[data-summary] .cost-today')).toHaveTextContent('$0.30 today'))
   })
 })

@@ -1,13 +1,13 @@
 import {useEffect, useMemo} from 'react'
 import {errorMessage, api, type Project} from '../../api'
-import {loadText} from '../../lib/pause'
 import {countGroups, filterAgents, GROUP_LABELS, GROUPS, groupAgents, stoppable} from '../../lib/groups'
-import {useAgents} from '../../state/queries'
+import {useAgents, useWatchProject} from '../../state/queries'
 import {useUI} from '../../state/ui'
 import {AgentDetail} from '../detail/AgentDetail'
 import {Bell} from '../feed/FeedPanel'
 import {PauseBanner} from '../projects/PauseProject'
-import {AgentList} from './AgentList'
+import {AgentList, shownFor} from './AgentList'
+import {ProjectSummary} from './ProjectSummary'
 import {useListKeys} from './useListKeys'
 
 /** The selected project: its agents (what needs you first), the actions on all of them, and one agent's detail. */
@@ -16,6 +16,8 @@ export function AgentsScreen({project}: {project: Project}) {
     toggleCollapsed, sort, sortBy} = useUI()
   const {data: agents = [], isLoading, error} = useAgents(project.id)
   const counts = useMemo(() => countGroups(agents), [agents])
+  const shown = useMemo(() => shownFor(agents), [agents])
+  useWatchProject(project.id) // CPU and memory are sampled while the project is shown
   const grouped = useMemo(() => groupAgents(filterAgents(agents, filter, chips), sort), [agents, filter, chips, sort])
   // The rows in the order shown, for ↑/↓.
   const order = useMemo(() => grouped.filter((g) => !collapsed.has(g.group)).flatMap((g) => g.agents.map((a) => a.id)),
@@ -35,16 +37,13 @@ export function AgentsScreen({project}: {project: Project}) {
     document.querySelector(`tr[data-agent="${CSS.escape(id)}"]`)?.scrollIntoView?.({block: 'nearest'})
   }, [cursorId, agentId, !!selected]) // eslint-disable-line react-hooks/exhaustive-deps
 
-  const shown = order.length
+  const listed = order.length
   return (
     <main className={selected ? 'main with-detail' : 'main'}>
       <header className="main-head">
         <div className="title">
           <h1>{project.name}</h1>
-          <span className={project.paused ? 'load paused' : 'load'} data-load
-            title={project.maxRunning ? `At most ${project.maxRunning} agents run at once; more starts wait in the queue (project settings)` : 'No limit on agents running at once (project settings)'}>
-            {loadText(project)}
-          </span>
+          <ProjectSummary project={project} agents={agents} attention={counts.attention} costs={shown.cost}/>
           <span className="muted path" title={project.path}>{project.path}</span>
         </div>
         <Bell projectId={project.id}/>
@@ -78,7 +77,7 @@ export function AgentsScreen({project}: {project: Project}) {
             ))}
           </span>
           <span className="muted shown">
-            {shown === agents.length ? `${agents.length} agent${agents.length === 1 ? '' : 's'}` : `${shown} of ${agents.length}`}
+            {listed === agents.length ? `${agents.length} agent${agents.length === 1 ? '' : 's'}` : `${listed} of ${agents.length}`}
           </span>
           <span className="muted keys" title="↑/↓ move · Enter opens · s starts or stops · / filters · Esc closes">↑↓ Enter s /</span>
         </div>
@@ -93,8 +92,8 @@ export function AgentsScreen({project}: {project: Project}) {
       {agents.length > 0 && (
         <div className="list-wrap">
           <AgentList groups={grouped} selectedId={agentId} cursorId={cursorId} onSelect={selectAgent}
-            sort={sort} onSort={sortBy} collapsed={collapsed} onToggle={toggleCollapsed}/>
-          {shown === 0 && <p className="muted empty-filter">No agent matches the filter.</p>}
+            sort={sort} onSort={sortBy} collapsed={collapsed} onToggle={toggleCollapsed} shown={shown}/>
+          {listed === 0 && <p className="muted empty-filter">No agent matches the filter.</p>}
         </div>
       )}
       {selected && <AgentDetail key={selected.id} agent={selected} onClose={() => selectAgent(null)}/>}

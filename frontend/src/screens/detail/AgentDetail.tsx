@@ -1,5 +1,7 @@
 import {useCallback, useEffect, useMemo, useState} from 'react'
 import type {Agent} from '../../api'
+import {LockIcon} from '../../components/Icons'
+import {grantsTitle} from '../../lib/sandbox'
 import {placeMarkers, runsFromEvents, runTitle} from '../../lib/runs'
 import {isLive} from '../../lib/status'
 import {clock} from '../../lib/time'
@@ -11,9 +13,13 @@ import {LogView} from './LogView'
 import {RecordFields} from './RecordFields'
 import {SearchBar, step} from './search'
 import {StreamView} from './StreamView'
+import {UsagePanel} from './UsagePanel'
+import {UsageStrip} from './UsageStrip'
 import {useLogLines} from './useLogLines'
+import {useStatsHistory} from './useStatsHistory'
 
-type Tab = 'log' | 'record' | 'events'
+type Tab = 'log' | 'usage' | 'record' | 'events'
+const TAB_LABELS: Record<Exclude<Tab, 'log'>, string> = {usage: 'Usage', record: 'Record', events: 'Events'}
 
 const WRAP = 'shepherd.logWrap'
 function storedWrap(): boolean {
@@ -35,6 +41,7 @@ export function AgentDetail({agent, onClose}: {agent: Agent; onClose: () => void
   const [jump, setJump] = useState<{seq: number; run: number} | null>(null)
   const {lines, starts, error} = useLogLines(agent.projectId, agent.id)
   const {data: events = []} = useAgentEvents(agent.projectId, agent.id)
+  const samples = useStatsHistory(agent)
   const staleSec = useSettings(agent.projectId).data?.staleThresholdSec
   const runs = useMemo(() => runsFromEvents(events, agent.id, staleSec), [events, agent.id, staleSec])
   const markers = useMemo(() => placeMarkers(runs, lines, starts), [runs, lines, starts])
@@ -65,14 +72,18 @@ export function AgentDetail({agent, onClose}: {agent: Agent; onClose: () => void
           {agent.name || agent.id}{agent.name && <span className="agent-id">{agent.id}</span>}
         </h2>
         <StatusBadge agent={agent} withDetail={!startError}/>
+        {agent.sandbox && (
+          <span className="sandboxed" title={grantsTitle(agent.sandbox)}><LockIcon/> sandboxed</span>
+        )}
         <AgentActions agent={agent}/>
         <button type="button" className="icon" aria-label="Close detail" title="Close (Esc)" onClick={onClose}>×</button>
       </header>
       {startError && <p className="start-error" role="alert">{startError}</p>}
+      <UsageStrip agent={agent} samples={samples} onOpen={() => setTab('usage')}/>
       <div className="tabs" role="tablist">
-        {(['log', 'record', 'events'] as Tab[]).map((t) => (
+        {(['log', 'usage', 'record', 'events'] as Tab[]).map((t) => (
           <button key={t} type="button" role="tab" aria-selected={tab === t} onClick={() => setTab(t)}>
-            {t === 'log' ? (conversation ? 'Conversation' : 'Log') : t === 'record' ? 'Record' : 'Events'}
+            {t === 'log' ? (conversation ? 'Conversation' : 'Log') : TAB_LABELS[t]}
           </button>
         ))}
         {tab === 'log' && (
@@ -107,6 +118,7 @@ export function AgentDetail({agent, onClose}: {agent: Agent; onClose: () => void
       {tab === 'log' && (conversation
         ? <StreamView lines={lines} markers={markers} search={search} current={current} onMatches={onMatches} jump={jump}/>
         : <LogView lines={lines} markers={markers} search={search} current={current} onMatches={onMatches} jump={jump} wrap={wrap}/>)}
+      {tab === 'usage' && <UsagePanel agent={agent} samples={samples}/>}
       {tab === 'record' && <RecordFields agent={agent}/>}
       {tab === 'events' && <AgentEvents projectId={agent.projectId} agentId={agent.id}/>}
     </section>

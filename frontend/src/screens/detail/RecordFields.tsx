@@ -1,6 +1,8 @@
 import type {Agent} from '../../api'
 import {joinArgs, looksSecret} from '../../lib/args'
-import {clock, duration} from '../../lib/time'
+import {clock} from '../../lib/time'
+import {figuresText, mib} from '../../lib/usage'
+import {SandboxField} from './SandboxField'
 
 /** Every field of the record, secrets masked. */
 export function RecordFields({agent: a}: {agent: Agent}) {
@@ -12,6 +14,7 @@ export function RecordFields({agent: a}: {agent: Agent}) {
     ['Resume arguments', a.resumeArgs?.length ? <code>{joinArgs(a.resumeArgs)}</code> : '—'],
     ['Session id', a.sessionId || '—'],
     ['Environment', env.length ? env.map(([k, v]) => <div key={k}><code>{k}={looksSecret(k) ? '••••••' : v}</code></div>) : '—'],
+    ['Sandbox', <SandboxField grants={a.sandbox}/>],
     ['Status', `${a.status}${a.exitReason ? ` (${a.exitReason})` : ''}`],
     ['Desired', a.desired],
     ['Exit code', a.exitCode ?? '—'],
@@ -35,16 +38,9 @@ export function RecordFields({agent: a}: {agent: Agent}) {
   if (a.activity) opt.push(['Activity', `${a.activity.state}${a.activity.tool ? ` · ${a.activity.tool}` : ''} since ${clock(a.activity.since)}`])
   if (a.queuePosition) opt.push(['Queue', `#${a.queuePosition}`])
   if (a.pausedAt) opt.push(['Paused', `${clock(a.pausedAt)}${a.pauseNote ? ` — ${a.pauseNote}` : ''}`])
-  const res = (r: NonNullable<Agent['lastResult']>) => [
-    r.turns != null && `${r.turns} turns`, r.durationMs != null && duration(r.durationMs),
-    r.costUsd != null && `$${r.costUsd.toFixed(4)}`,
-    r.inputTokens != null && `${r.inputTokens} input tokens (${r.cachedInputTokens ?? 0} cached)`,
-    r.outputTokens != null && `${r.outputTokens} output tokens`,
-  ].filter(Boolean).join(', ')
-  if (a.lastResult) opt.push(['Last result', res(a.lastResult)])
-  if (a.totals) opt.push(['All runs', `${a.totals.runs ?? '?'} runs, ${res(a.totals)}`])
-  if (a.stats) opt.push(['CPU / memory', `${a.stats.cpuPercent?.toFixed(1) ?? '?'} % · ${a.stats.rssBytes != null ? `${Math.round(a.stats.rssBytes / 1048576)} MiB` : '?'}`])
-  if (a.permissions) opt.push(['Sandbox', a.permissions.length ? a.permissions.join(', ') : 'no network, no writes'])
+  if (a.lastResult) opt.push(['Latest run', figuresText(a.lastResult)])
+  if (a.totals) opt.push(['All runs', figuresText(a.totals)])
+  if (a.stats) opt.push(['CPU / memory', `${a.stats.cpuPercent?.toFixed(1) ?? '?'} % · ${a.stats.rssBytes != null ? mib(a.stats.rssBytes) : '?'}`])
   rows.splice(7, 0, ...opt)
   return (
     <dl className="fields">

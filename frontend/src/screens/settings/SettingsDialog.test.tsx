@@ -7,7 +7,7 @@ import {PrefsDialog, SettingsDialog} from './SettingsDialog'
 
 vi.mock('../../api', async (orig) => ({
   ...(await orig<typeof import('../../api')>()),
-  api: {settings: {get: vi.fn(), put: vi.fn(), getPrefs: vi.fn(), putPrefs: vi.fn()}, projects: {list: vi.fn()}},
+  api: {settings: {get: vi.fn(), put: vi.fn(), getPrefs: vi.fn(), putPrefs: vi.fn(), sandbox: vi.fn()}, projects: {list: vi.fn()}},
 }))
 
 const defaults = {watchdogIntervalSec: 30, staleCheckIntervalSec: 60, staleThresholdSec: 300, resultGraceSec: 5,
@@ -23,6 +23,7 @@ describe('SettingsDialog', () => {
     vi.mocked(api.settings.put).mockImplementation(async (_p, s) => s)
     vi.mocked(api.settings.getPrefs).mockResolvedValue({stopAgentsOnQuit: false})
     vi.mocked(api.settings.putPrefs).mockImplementation(async (p) => p)
+    vi.mocked(api.settings.sandbox).mockResolvedValue({os: 'linux', landlock: true, landlockAbi: 6, netns: true, seatbelt: false})
   })
 
   it('explains each setting in plain words with its default, and saves', async () => {
@@ -46,5 +47,17 @@ describe('SettingsDialog', () => {
     fireEvent.click(screen.getByRole('button', {name: 'Save'}))
     await vi.waitFor(() => expect(api.settings.putPrefs).toHaveBeenCalledWith({stopAgentsOnQuit: true}))
     expect(useUI.getState().dialog).toBeNull()
+  })
+  it('says what of the sandbox this machine enforces, and what it lacks', async () => {
+    const {unmount} = wrap(<SettingsDialog/>)
+    expect((await screen.findByText(/Sandbox on this machine/)).closest('p')).toHaveTextContent(
+      'Sandbox on this machine: Landlock (ABI 6) limits writes; network namespaces take the network away.')
+    unmount()
+    vi.mocked(api.settings.sandbox).mockResolvedValue({os: 'linux', landlock: false, landlockError: 'the kernel has no Landlock', netns: true, seatbelt: false})
+    wrap(<SettingsDialog/>)
+    const line = (await screen.findByText(/Sandbox on this machine/)).closest('p')
+    expect(line).toHaveTextContent('no Landlock (the kernel has no Landlock)')
+    expect(line).toHaveTextContent('Sandboxed agents that need what is missing do not start.')
+    expect(line).toHaveClass('field-warn')
   })
 })

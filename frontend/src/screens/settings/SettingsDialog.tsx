@@ -2,8 +2,23 @@ import {useEffect, useState} from 'react'
 import {useQueryClient} from '@tanstack/react-query'
 import {api, errorMessage, type Prefs, type Settings} from '../../api'
 import {Dialog} from '../../components/Dialog'
-import {keys, useProjects, useSettings} from '../../state/queries'
+import {supportText} from '../../lib/sandbox'
+import {keys, useProjects, useSandboxSupport, useSettings} from '../../state/queries'
 import {useUI} from '../../state/ui'
+
+/** What of the sandbox this machine enforces, in a line (for every project). */
+function SandboxSupportLine() {
+  const {data, error} = useSandboxSupport()
+  if (error) return <p className="muted hint">Sandbox support unknown: {errorMessage(error)}</p>
+  if (!data) return null
+  const {text, ok} = supportText(data)
+  return (
+    <p className={ok ? 'muted hint' : 'field-warn'} data-sandbox-support>
+      <span className="lead">Sandbox on this machine:</span> {text}
+      {!ok && ' Sandboxed agents that need what is missing do not start.'}
+    </p>
+  )
+}
 
 type NumberKey = 'watchdogIntervalSec' | 'staleCheckIntervalSec' | 'staleThresholdSec' | 'busyThresholdSec' | 'resultGraceSec' |
   'autoResumeLimit' | 'pausedExpiryDays' | 'maxRunning' | 'safePointWaitSec'
@@ -76,6 +91,7 @@ export function SettingsDialog() {
             <input type="checkbox" name="notifyCompletion" checked={s.notifyCompletion} onChange={(e) => setS({...s, notifyCompletion: e.target.checked})}/>
             Also notify when an agent completes <span className="muted">(default: off)</span>
           </label>
+          <SandboxSupportLine/>
           <p className="muted hint">
             Preferences for Shepherd itself (such as stopping agents when it quits) are in{' '}
             <button type="button" className="link" onClick={() => open({kind: 'prefs'})}>Preferences</button>.

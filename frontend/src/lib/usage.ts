@@ -1,0 +1,94 @@
+// What runs cost and use, in words and figures: the list's cost, CPU and
+// memory cells, the detail's figures, the header's summary. Pure functions.
+import type {EngineEvent, RunResult, Totals} from '../api'
+import {duration, parseTime} from './time'
+
+/** "$0.43", "$12" — a row's cost; '' when none was reported. */
+export const money = (v?: number | null) => (v == null ? '' : v < 10 ? `$${v.toFixed(2)}` : `$${Math.round(v)}`)
+
+/** A run's exact cost: "$0.0123". */
+export const exactMoney = (v: number) => `$${v.toFixed(v < 1 ? 4 : 2)}`
+
+/** "0.4%", "12%", "180%" (of one core). */
+export function cpuText(pct?: number | null): string {
+  if (pct == null) return ''
+  return pct < 9.95 ? `${pct.toFixed(1)}%` : `${Math.round(pct)}%`
+}
+
+/** Resident memory, short: "640K", "85M", "1.2G". */
+export function memText(bytes?: number | null): string {
+  if (bytes == null) return ''
+  const k = bytes / 1024
+  if (k < 1000) return `${Math.max(0, Math.round(k))}K`
+  const m = k / 1024
+  if (m < 1000) return `${Math.round(m)}M`
+  return `${(m / 1024).toFixed(1)}G`
+}
+
+/** Memory for tooltips and the chart's scale: "85.2 MiB". */
+export function mib(bytes: number): string {
+  const m = bytes / 1048576
+  return m >= 1024 ? `${(m / 1024).toFixed(2)} GiB` : `${m.toFixed(m < 10 ? 1 : 0)} MiB`
+}
+
+/** Token counts: "950", "12.3k", "1.2M". */
+export function tokens(n?: number | null): string {
+  if (n == null) return '—'
+  if (n < 1000) return String(n)
+  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`
+  return `${(n / 1_000_000).toFixed(1)}M`
+}
+
+/** One run's or all runs' figures on one line, for a tooltip: "3 turns, 1 s, $0.0123, 420 in (300 cached) / 50 out tokens". */
+export function figuresText(r: RunResult & {runs?: number | null}): string {
+  return [
+    r.runs != null && `${r.runs} run${r.runs === 1 ? '' : 's'}`,
+    r.turns != null && `${r.turns} turn${r.turns === 1 ? '' : 's'}`,
+    r.durationMs != null && duration(r.durationMs),
+    r.costUsd != null && exactMoney(r.costUsd),
+    (r.inputTokens != null || r.outputTokens != null) &&
+      `${tokens(r.inputTokens)} in (${tokens(r.cachedInputTokens)} cached) / ${tokens(r.outputTokens)} out tokens`,
+  ].filter(Boolean).join(', ')
+}
+
+/** The rows of the detail's figures table: a label and the value for the last run and for all runs. */
+export function figureRows(last?: RunResult | null, all?: Totals | null): [string, string, string][] {
+  const rows: [string, (r: RunResult) => string][] = [
+    ['Turns', (r) => (r.turns != null ? String(r.turns) : '—')],
+    ['Duration', (r) => (r.durationMs != null ? duration(r.durationMs) : '—')],
+    ['Cost', (r) => (r.costUsd != null ? exactMoney(r.costUsd) : 'not reported')],
+    ['Input tokens', (r) => tokens(r.inputTokens)],
+    ['of them cached', (r) => tokens(r.cachedInputTokens)],
+    ['Output tokens', (r) => tokens(r.outputTokens)],
+  ]
+  if (last?.reasoningOutputTokens != null || all?.reasoningOutputTokens != null) {
+    rows.push(['of them reasoning', (r) => tokens(r.reasoningOutputTokens)])
+  }
+  return rows.map(([label, f]) => [label, last ? f(last) : '—', all ? f(all) : '—'])
+}
+
+/** The local day of a time, "2026-05-01". */
+const dayOf = (ms: number) => {
+  const d = new Date(ms)
+  return `${d.getFullYear()}-${d.getMonth() + 1}-${d.getDate()}`
+}
+
+/**
+ * Today's cost (local day) summed from the run:figures lines of a project's
+ * events, as the engine sums it; for engines that do not send costToday
+ * with the project. undefined when no run of today reported a cost.
+ */
+export function costTodayOf(events: readonly EngineEvent[], now = Date.now()): number | undefined {
+  const today = dayOf(now)
+  let sum: number | undefined
+  for (const e of events) {
+    const cost = e.data?.costUsd
+    if (e.event !== 'run:figures' || typeof cost !== 'number') continue
+    const t = parseTime(e.time)
+    if (t !== null && dayOf(t) === today) sum = (sum ?? 0) + cost
+  }
+  return sum
+}
+
+/** "1 needs you", "3 need you". */
+export const attentionText = (n: number) => `${n} need${n === 1 ? 's' : ''} you`

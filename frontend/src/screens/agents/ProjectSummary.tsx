@@ -1,0 +1,36 @@
+import type {Agent, Project} from '../../api'
+import {costOf} from '../../lib/groups'
+import {loadText} from '../../lib/pause'
+import {attentionText, exactMoney, money} from '../../lib/usage'
+import {useCostToday} from '../../state/queries'
+
+interface Props {
+  project: Project
+  agents: readonly Agent[]
+  /** Agents in "Needs you". */
+  attention: number
+  /** Some agent of the project reports what its runs cost. */
+  costs: boolean
+}
+
+/** The project's line in the header: running (of the limit) and queued, what needs you, and today's cost. */
+export function ProjectSummary({project, agents, attention, costs}: Props) {
+  const today = useCostToday(project)
+  const total = project.totals?.costUsd ??
+    agents.reduce<number | undefined>((sum, a) => (costOf(a) == null ? sum : (sum ?? 0) + costOf(a)!), undefined)
+  return (
+    <span className="summary" data-summary>
+      <span className={project.paused ? 'load paused' : 'load'} data-load
+        title={project.maxRunning ? `At most ${project.maxRunning} agents run at once; more starts wait in the queue (project settings)` : 'No limit on agents running at once (project settings)'}>
+        {loadText(project)}
+      </span>
+      {attention > 0 && <span className="attn" data-attention={attention} title="Agents in “Needs you”: failed, interrupted, stale or unable to start">{attentionText(attention)}</span>}
+      {(costs || today > 0) && (
+        <span className="cost-today" data-cost-today={today.toFixed(4)}
+          title={`What this project's agents reported their runs cost today (local time)${total != null ? `; ${exactMoney(total)} in all` : ''}`}>
+          {money(today)} today
+        </span>
+      )}
+    </span>
+  )
+}
