@@ -1,43 +1,11 @@
-import {useEffect, useState} from 'react'
-import {api, errorMessage, type Agent, type AgentSpec} from '../../api'
-import {joinArgs, splitArgs} from '../../lib/args'
-import {CLAUDE_INSTALL, EMPTY, fieldOf, PRESETS, splitPrompt, takesPrompt, withModel, withoutModel, withPrompt, type FormValues} from './presets'
+import {useState} from 'react'
+import {api, errorMessage, type Agent} from '../../api'
+import {useMCPConfig} from '../../state/queries'
+import {CommandField} from './CommandField'
 import {EnvRows} from './EnvRows'
-
-export function valuesOf(a: Agent): FormValues {
-  const profile = a.profile || 'generic'
-  const claude = takesPrompt(profile) ? splitPrompt(a.args ?? []) : {args: a.args ?? [], prompt: '', model: ''}
-  return {
-    id: a.id, name: a.name ?? '', command: a.command, args: joinArgs(claude.args), cwd: a.cwd,
-    profile, resumeArgs: joinArgs(withoutModel(a.resumeArgs ?? [], claude.model)),
-    env: Object.entries(a.env ?? {}).map(([key, value]) => ({key, value})),
-    timeoutSec: String(a.timeoutSec), graceSec: String(a.graceSec),
-    keepAlive: a.keepAlive, autoStartOnRestore: a.autoStartOnRestore, prompt: claude.prompt, model: claude.model,
-  }
-}
-
-/** The spec sent to the engine; numbers that are not whole numbers are left for the engine to refuse. */
-export function specOf(v: FormValues): AgentSpec {
-  const env: Record<string, string> = {}
-  for (const r of v.env) if (r.key.trim() || r.value) env[r.key.trim()] = r.value
-  const claude = takesPrompt(v.profile)
-  const args = claude ? withPrompt(splitArgs(v.args), v.prompt, v.model) : splitArgs(v.args)
-  const resumeArgs = claude ? withModel(splitArgs(v.resumeArgs), v.model) : splitArgs(v.resumeArgs)
-  return {
-    id: v.id.trim(), name: v.name.trim() || undefined, command: v.command.trim(), args,
-    cwd: v.cwd.trim() || undefined, profile: v.profile, resumeArgs, env,
-    timeoutSec: Number(v.timeoutSec || 0), graceSec: Number(v.graceSec || 0),
-    keepAlive: v.keepAlive, autoStartOnRestore: v.autoStartOnRestore,
-  }
-}
-
-/** Checks the form can be sent at all; everything else is the engine's to judge. */
-export function localErrors(v: FormValues): Partial<Record<keyof FormValues, string>> {
-  const e: Partial<Record<keyof FormValues, string>> = {}
-  if (!/^-?\d+$/.test(v.timeoutSec.trim() || '0')) e.timeoutSec = 'a whole number of seconds (0: none)'
-  if (!/^-?\d+$/.test(v.graceSec.trim() || '0')) e.graceSec = 'a whole number of seconds'
-  return e
-}
+import {localErrors, specOf, valuesOf, type FormErrors} from './formSpec'
+import {CLAUDE, CODEX, EMPTY, fieldOf, PRESETS, presetValues, PROFILES, takesPrompt, type FormValues} from './presets'
+import {SandboxFields} from './SandboxFields'
 
 interface Props {
   projectId: string
@@ -47,33 +15,14 @@ interface Props {
   onCancel: () => void
 }
 
-/** Warns (never refuses) when the command is not found on the engine's PATH: it may be set later. */
-function useMissingCommand(command: string, cwd: string): string {
-  const [missing, setMissing] = useState('')
-  useEffect(() => {
-    const cmd = command.trim()
-    if (!cmd || !api.agents.lookPath) {
-      setMissing('')
-      return
-    }
-    let live = true
-    const t = setTimeout(() => {
-      api.agents.lookPath(cmd, cwd).then(() => live && setMissing(''), () => live && setMissing(cmd))
-    }, 250)
-    return () => {
-      live = false
-      clearTimeout(t)
-    }
-  }, [command, cwd])
-  return missing
-}
-
 /** Create or edit an agent. Invalid input shows the engine's own message at its field; nothing is saved. */
 export function AgentForm({projectId, projectPath, editing, onDone, onCancel}: Props) {
-  const [v, setV] = useState<FormValues>(editing ? valuesOf(editing) : {...EMPTY, ...PRESETS[1].values})
-  const [errors, setErrors] = useState<Partial<Record<keyof FormValues | 'form', string>>>({})
+  const [v, setV] = useState<FormValues>(editing ? valuesOf(editing) : {...EMPTY, ...presetValues('custom')})
+  const [draft, setDraft] = useState('') // a folder to write to, typed but not added yet
+  const [errors, setErrors] = useState<FormErrors>({})
   const [busy, setBusy] = useState(false)
-  const missing = useMissingCommand(v.command, v.cwd.trim() || projectPath)
+  const claude = v.profile === CLAUDE
+  const mcp = useMCPConfig(claude)
   const set = (patch: Partial<FormValues>) => setV((old) => ({...old, ...patch}))
   const field = (k: keyof FormValues) => ({
     name: k, value: v[k] as string, 'aria-invalid': !!errors[k] || undefined,
@@ -87,12 +36,21 @@ export function AgentForm({projectId, projectPath, editing, onDone, onCancel}: P
   }
   const submit = async (e: React.FormEvent, start = false) => {
     e.preventDefault()
-    const local = localErrors(v)
+    // A folder typed and not added is meant all the same.
+    const d = draft.trim()
+    const values = v.sandboxed && d && !v.writeDirs.includes(d) ? {...v, writeDirs: [...v.writeDirs, d]} : v
+    if (values !== v) {
+      setV(values)
+      setDraft('')
+    }
+    // Shepherd's tools: its current --mcp-config value, asked now if it has not come yet.
+    const cfg = claude && values.mcp ? mcp.data ?? (await mcp.refetch()).data : undefined
+    const local = localErrors(values, cfg)
     if (Object.keys(local).length) return setErrors(local)
     setBusy(true)
     setErrors({})
     try {
-      const spec = specOf(v)
+      const spec = specOf(values, cfg)
       onDone(editing ? await api.agents.update(projectId, spec) : await api.agents.create(projectId, spec), start)
     } catch (x) {
       const msg = errorMessage(x)
@@ -101,6 +59,7 @@ export function AgentForm({projectId, projectPath, editing, onDone, onCancel}: P
       setBusy(false)
     }
   }
+  const prompted = takesPrompt(v.profile)
   return (
     <form className="dialog-body form agent-form" onSubmit={submit} noValidate>
       {!editing && (
@@ -114,27 +73,37 @@ export function AgentForm({projectId, projectPath, editing, onDone, onCancel}: P
         <label>Id<input {...field('id')} readOnly={!!editing} placeholder="build"/>{err('id')}</label>
         <label>Name<input {...field('name')} placeholder="optional"/></label>
       </div>
-      <label>Command<input {...field('command')} placeholder="claude, make, npm …"/>{err('command')}
-        {missing && (
-          <span className="field-warn" role="status">
-            <strong>{missing}</strong> is not on the PATH Shepherd was started with.{' '}
-            {missing === 'claude' ? <>Install it with <code>{CLAUDE_INSTALL}</code>, or give its full path.</> : 'Give its full path, or install it.'}
-            {' '}You can still create the agent; it starts once the command can be found.
-          </span>
-        )}
-      </label>
-      {takesPrompt(v.profile) && (
-        <label>Prompt <span className="hint">(the task; passed after <code>--</code>)</span>
+      <CommandField input={<input {...field('command')} placeholder="claude, codex, make, npm …"/>} error={err('command')}
+        command={v.command} cwd={v.cwd.trim() || projectPath}/>
+      {prompted && (
+        <label>Prompt <span className="hint">(the task; {v.profile === CODEX ? 'the last argument' : <>passed after <code>--</code></>})</span>
           <textarea name="prompt" rows={4} value={v.prompt} placeholder="Fix the failing tests in ./pkg and explain what was wrong."
             onChange={(e) => set({prompt: e.target.value})}/>
         </label>
       )}
-      <div className={takesPrompt(v.profile) ? 'grid2' : undefined}>
-        <label>Arguments<input {...field('args')} placeholder="-p --verbose"/></label>
-        {takesPrompt(v.profile) && (
-          <label>Model <span className="hint">(optional: <code>--model</code>)</span><input {...field('model')} placeholder="default"/>{err('model')}</label>
+      <div className={prompted ? 'grid2' : undefined}>
+        <label>Arguments<input {...field('args')} placeholder={v.profile === CODEX ? 'exec --json' : '-p --verbose'}/></label>
+        {prompted && (
+          <label>Model <span className="hint">(optional: <code>{v.profile === CODEX ? '-m' : '--model'}</code>)</span>
+            <input {...field('model')} placeholder="default"/>{err('model')}
+          </label>
         )}
       </div>
+      {claude && (
+        <div className="mcp">
+          <label className="check">
+            <input type="checkbox" name="mcp" checked={v.mcp} onChange={(e) => set({mcp: e.target.checked})}/>
+            Give it Shepherd’s tools (MCP)
+          </label>
+          <span className="hint muted">
+            It can run and watch its own dev servers and test runs through Shepherd: they show in this list with their
+            output kept, and stop when it is removed. What it starts runs sandboxed.
+          </span>
+          {err('mcp') || (v.mcp && mcp.error && !v.mcpValue && (
+            <span className="field-error" role="alert">Shepherd’s MCP configuration is not available: {errorMessage(mcp.error)}</span>
+          ))}
+        </div>
+      )}
       <label>
         Working folder
         <span className="row">
@@ -147,13 +116,14 @@ export function AgentForm({projectId, projectPath, editing, onDone, onCancel}: P
         <label>
           Log profile
           <select {...field('profile')}>
-            <option value="generic">generic</option>
-            <option value="claude-stream-json">claude-stream-json</option>
+            {PROFILES.map((p) => <option key={p} value={p}>{p}</option>)}
           </select>
           {err('profile')}
         </label>
         <label>Resume arguments<input {...field('resumeArgs')} placeholder="… --resume {sessionId}"/>{err('resumeArgs')}</label>
       </div>
+      <SandboxFields values={v} onChange={set} draft={draft} onDraft={setDraft} error={errors.writeDirs}
+        cwd={v.cwd.trim() || projectPath}/>
       <EnvRows rows={v.env} onChange={(env) => set({env})}/>
       {err('env')}
       <div className="grid2">
