@@ -368,12 +368,15 @@ func TestSandboxKeptAcrossKeepAliveAndEngineCrash(t *testing.T) {
 	}
 	// The next engine restarts it (keep-alive) at least twice more, each
 	// run sandboxed by the grants the first engine wrote.
-	waitFor(t, "two keep-alive restarts", 30*time.Second, func() bool { return h.get("boxed").RestartCount >= 2 })
+	waitFor(t, "two keep-alive restarts to try their write", 30*time.Second, func() bool {
+		b, _ := os.ReadFile(h.get("boxed").LogPath)
+		return strings.Count(string(b), "denied") >= 3 || strings.Contains(string(b), "ESCAPED")
+	})
 	if _, err := h.e.StopAgent(context.Background(), h.project.ID, "boxed", nil); err != nil && !isKind(err, ErrNotRunning) {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(h.get("boxed").LogPath)
-	if strings.Contains(string(b), "ESCAPED") || strings.Count(string(b), "denied") < 3 {
+	if strings.Contains(string(b), "ESCAPED") || strings.Count(string(b), "denied") < 3 || h.get("boxed").RestartCount < 2 {
 		t.Fatalf("log after restarts:\n%s", b)
 	}
 	if _, err := os.Stat(target); !os.IsNotExist(err) {
