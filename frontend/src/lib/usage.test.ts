@@ -11,7 +11,7 @@ describe('usage', () => {
 
   it('puts a run’s figures in words', () => {
     expect(figuresText({turns: 3, durationMs: 1234, costUsd: 0.0123, inputTokens: 420, cachedInputTokens: 300, outputTokens: 50}))
-      .toBe('3 turns, 1 s, $0.0123, 420 in (300 cached) / 50 out tokens')
+      .toBe('3 turns, 1 s, $0.0123, 420 in, 300 cached, 50 out tokens')
     expect(figuresText({runs: 1})).toBe('1 run')
   })
 
@@ -20,7 +20,7 @@ describe('usage', () => {
       {runs: 2, turns: 5, durationMs: 90_000, inputTokens: 20_000, cachedInputTokens: 1600, outputTokens: 100, reasoningOutputTokens: 40})
     expect(rows).toEqual([
       ['Turns', '2', '5'], ['Duration', '1 min 01 s', '1 min 30 s'], ['Cost', 'not reported', 'not reported'],
-      ['Input tokens', '12k', '20k'], ['of them cached', '800', '1.6k'], ['Output tokens', '50', '100'], ['of them reasoning', '20', '40'],
+      ['Input tokens', '12k', '20k'], ['Cached input tokens', '800', '1.6k'], ['Output tokens', '50', '100'], ['Reasoning tokens', '20', '40'],
     ])
   })
 

@@ -35,11 +35,11 @@ export function mib(bytes: number): string {
 export function tokens(n?: number | null): string {
   if (n == null) return '—'
   if (n < 1000) return String(n)
-  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`
-  return `${(n / 1_000_000).toFixed(1)}M`
+  const short = (v: number, unit: string) => `${v.toFixed(v < 10 ? 1 : 0).replace(/\.0$/, '')}${unit}`
+  return n < 1_000_000 ? short(n / 1000, 'k') : short(n / 1_000_000, 'M')
 }
 
-/** One run's or all runs' figures on one line, for a tooltip: "3 turns, 1 s, $0.0123, 420 in (300 cached) / 50 out tokens". */
+/** One run's or all runs' figures on one line: "3 turns, 1 s, $0.0123, 420 in, 300 cached, 50 out tokens". */
 export function figuresText(r: RunResult & {runs?: number | null}): string {
   return [
     r.runs != null && `${r.runs} run${r.runs === 1 ? '' : 's'}`,
@@ -47,7 +47,7 @@ export function figuresText(r: RunResult & {runs?: number | null}): string {
     r.durationMs != null && duration(r.durationMs),
     r.costUsd != null && exactMoney(r.costUsd),
     (r.inputTokens != null || r.outputTokens != null) &&
-      `${tokens(r.inputTokens)} in (${tokens(r.cachedInputTokens)} cached) / ${tokens(r.outputTokens)} out tokens`,
+      `${tokens(r.inputTokens)} in, ${tokens(r.cachedInputTokens)} cached, ${tokens(r.outputTokens)} out tokens`,
   ].filter(Boolean).join(', ')
 }
 
@@ -58,11 +58,11 @@ export function figureRows(last?: RunResult | null, all?: Totals | null): [strin
     ['Duration', (r) => (r.durationMs != null ? duration(r.durationMs) : '—')],
     ['Cost', (r) => (r.costUsd != null ? exactMoney(r.costUsd) : 'not reported')],
     ['Input tokens', (r) => tokens(r.inputTokens)],
-    ['of them cached', (r) => tokens(r.cachedInputTokens)],
+    ['Cached input tokens', (r) => tokens(r.cachedInputTokens)],
     ['Output tokens', (r) => tokens(r.outputTokens)],
   ]
   if (last?.reasoningOutputTokens != null || all?.reasoningOutputTokens != null) {
-    rows.push(['of them reasoning', (r) => tokens(r.reasoningOutputTokens)])
+    rows.push(['Reasoning tokens', (r) => tokens(r.reasoningOutputTokens)])
   }
   return rows.map(([label, f]) => [label, last ? f(last) : '—', all ? f(all) : '—'])
 }

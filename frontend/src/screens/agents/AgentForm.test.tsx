@@ -56,7 +56,9 @@ describe('AgentForm', () => {
 
   it('fills the Claude Code preset', () => {
     renderForm()
+    expect(screen.getByRole('button', {name: 'Custom command'})).toHaveAttribute('aria-pressed', 'true')
     fireEvent.click(screen.getByRole('button', {name: 'Claude Code'}))
+    expect(screen.getByRole('button', {name: 'Claude Code'})).toHaveAttribute('aria-pressed', 'true')
     expect(input('command').value).toBe('claude')
     expect(input('args').value).toBe('-p --verbose --output-format stream-json')
     expect(document.querySelector<HTMLSelectElement>('[name="profile"]')!.value).toBe('claude-stream-json')

@@ -60,12 +60,14 @@ export function AgentForm({projectId, projectPath, editing, onDone, onCancel}: P
     }
   }
   const prompted = takesPrompt(v.profile)
+  // The preset the form holds now: its profile and command, else a custom command.
+  const preset = PRESETS.find((p) => p.values.profile === v.profile && p.values.command === v.command.trim())?.id ?? 'custom'
   return (
     <form className="dialog-body form agent-form" onSubmit={submit} noValidate>
       {!editing && (
         <div className="presets" role="group" aria-label="Preset">
           {PRESETS.map((p) => (
-            <button type="button" key={p.id} onClick={() => set(p.values)}>{p.label}</button>
+            <button type="button" key={p.id} aria-pressed={p.id === preset} onClick={() => set(p.values)}>{p.label}</button>
           ))}
         </div>
       )}
@@ -122,8 +124,11 @@ export function AgentForm({projectId, projectPath, editing, onDone, onCancel}: P
         </label>
         <label>Resume arguments<input {...field('resumeArgs')} placeholder="… --resume {sessionId}"/>{err('resumeArgs')}</label>
       </div>
-      <SandboxFields values={v} onChange={set} draft={draft} onDraft={setDraft} error={errors.writeDirs}
-        cwd={v.cwd.trim() || projectPath}/>
+      <SandboxFields values={v} draft={draft} onDraft={setDraft} error={errors.writeDirs}
+        onChange={(patch) => {
+          set(patch)
+          setErrors((old) => ({...old, writeDirs: undefined})) // the engine's word on the old grants no longer holds
+        }} cwd={v.cwd.trim() || projectPath}/>
       <EnvRows rows={v.env} onChange={(env) => set({env})}/>
       {err('env')}
       <div className="grid2">

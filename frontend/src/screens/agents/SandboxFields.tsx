@@ -42,9 +42,9 @@ export function SandboxFields({values: v, onChange, draft, onDraft, error, cwd}:
         <input type="checkbox" name="sandboxed" checked={v.sandboxed} onChange={(e) => onChange({sandboxed: e.target.checked})}/>
         Run sandboxed
       </label>
-      {!v.sandboxed && <p className="hint muted">Off, it runs as you do: your network, and it may change any file you may.</p>}
+      {!v.sandboxed && <p className="hint muted indent">Off, it runs as you do: your network, and it may change any file you may.</p>}
       {v.sandboxed && (
-        <>
+        <div className="indent grants">
           <p className="hint muted">
             It may read any file, but it has no network and writes nothing except its own log — unless you allow it
             below. Anything it starts is held to the same limits.
@@ -52,8 +52,8 @@ export function SandboxFields({values: v, onChange, draft, onDraft, error, cwd}:
           <label className="check">
             <input type="checkbox" name="network" checked={v.network} onChange={(e) => onChange({network: e.target.checked})}/>
             Network
-            <span className="hint muted">— the internet and local servers. Claude Code and Codex need it to reach their model.</span>
           </label>
+          <p className="hint muted indent">The internet and local servers, as you have them. Claude Code and Codex need it to reach their model.</p>
           <div className="write-dirs">
             <span className="sub">Folders it may write to <span className="hint muted">(and everything inside them)</span></span>
             {v.writeDirs.length === 0
@@ -72,7 +72,10 @@ export function SandboxFields({values: v, onChange, draft, onDraft, error, cwd}:
             <span className="row">
               <input name="writeDir" aria-label="Add a folder it may write to" placeholder="/absolute/path/to/folder" value={draft}
                 aria-invalid={!!shownError || undefined}
-                onChange={(e) => onDraft(e.target.value)}
+                onChange={(e) => {
+                  onDraft(e.target.value)
+                  setLocal('')
+                }}
                 onKeyDown={(e) => {
                   if (e.key === 'Enter') {
                     e.preventDefault()
@@ -93,7 +96,7 @@ export function SandboxFields({values: v, onChange, draft, onDraft, error, cwd}:
               {networkHelps ? ' unless you allow the network' : ''}.
             </p>
           )}
-        </>
+        </div>
       )}
     </fieldset>
   )

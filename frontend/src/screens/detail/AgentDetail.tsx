@@ -14,7 +14,7 @@ import {RecordFields} from './RecordFields'
 import {SearchBar, step} from './search'
 import {StreamView} from './StreamView'
 import {UsagePanel} from './UsagePanel'
-import {UsageStrip} from './UsageStrip'
+import {UsageNow, UsageStrip} from './UsageStrip'
 import {useLogLines} from './useLogLines'
 import {useStatsHistory} from './useStatsHistory'
 
@@ -75,11 +75,12 @@ export function AgentDetail({agent, onClose}: {agent: Agent; onClose: () => void
         {agent.sandbox && (
           <span className="sandboxed" title={grantsTitle(agent.sandbox)}><LockIcon/> sandboxed</span>
         )}
+        <UsageNow agent={agent} samples={samples} onOpen={() => setTab('usage')}/>
         <AgentActions agent={agent}/>
         <button type="button" className="icon" aria-label="Close detail" title="Close (Esc)" onClick={onClose}>×</button>
       </header>
       {startError && <p className="start-error" role="alert">{startError}</p>}
-      <UsageStrip agent={agent} samples={samples} onOpen={() => setTab('usage')}/>
+      <UsageStrip agent={agent} onOpen={() => setTab('usage')}/>
       <div className="tabs" role="tablist">
         {(['log', 'usage', 'record', 'events'] as Tab[]).map((t) => (
           <button key={t} type="button" role="tab" aria-selected={tab === t} onClick={() => setTab(t)}>

@@ -6,13 +6,14 @@ export interface Point {
 
 /**
  * A series over time as a line (and the area under it) scaled from 0 to its
- * peak (or max), across the time it covers, in a box that stretches to its
- * container.
+ * peak (or max, or a quarter above the peak), across the time it covers, in
+ * a box that stretches to its container.
  */
-export function Sparkline({points, max, label, area}: {points: Point[]; max?: number; label: string; area?: boolean}) {
+export function Sparkline({points, max, label, area, headroom}: {points: Point[]; max?: number; label: string; area?: boolean; headroom?: boolean}) {
   const W = 300
   const H = 60
-  const top = Math.max(max ?? 0, ...points.map((p) => p.v), 1e-9)
+  // Headroom: a level series (memory) sits below the top instead of filling the box.
+  const top = Math.max(max ?? 0, ...points.map((p) => p.v * (headroom ? 1.25 : 1)), 1e-9)
   const t0 = points[0]?.t ?? 0
   const span = (points.at(-1)?.t ?? 0) - t0
   const y = (v: number) => (H - (Math.max(0, v) / top) * (H - 2) - 1).toFixed(1)

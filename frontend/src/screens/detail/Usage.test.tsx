@@ -4,7 +4,7 @@ import {api, type Stats} from '../../api'
 import {agent, at} from '../../test/fixtures'
 import {RecordFields} from './RecordFields'
 import {UsagePanel} from './UsagePanel'
-import {UsageStrip} from './UsageStrip'
+import {UsageNow, UsageStrip} from './UsageStrip'
 import {mergeSamples, useStatsHistory} from './useStatsHistory'
 
 let pushStats: ((b: unknown) => void) | null = null
@@ -56,19 +56,20 @@ describe('usage in the detail', () => {
     expect(screen.getByRole('row', {name: 'Turns 3 6'})).toBeInTheDocument()
   })
 
-  it('a one-line strip: the latest run, all runs’ cost, and CPU and memory while it runs', () => {
+  it('a one-line strip with the latest run and all runs’ cost; CPU and memory in the head while it runs', () => {
     const onOpen = vi.fn()
-    render(<UsageStrip agent={agent({status: 'running', stats: sample(1, 12.5, 85), lastResult: {turns: 3, costUsd: 0.0123},
-      totals: {runs: 2, costUsd: 0.0246}})} samples={[sample(3, 10, 80), sample(1, 12.5, 85)]} onOpen={onOpen}/>)
+    const a = agent({status: 'running', stats: sample(1, 12.5, 85), lastResult: {runs: 1, turns: 3, costUsd: 0.0123},
+      totals: {runs: 2, costUsd: 0.0246}})
+    render(<><UsageStrip agent={a} onOpen={onOpen}/><UsageNow agent={a} samples={[sample(3, 10, 80), sample(1, 12.5, 85)]} onOpen={onOpen}/></>)
     const strip = screen.getByRole('button', {name: /Latest run/})
     expect(strip).toHaveTextContent('Latest run 3 turns, $0.0123 · all 2 runs, $0.0246')
-    expect(strip).toHaveTextContent('CPU 13%Mem 85M')
     strip.click()
+    expect(screen.getByRole('button', {name: /CPU/})).toHaveTextContent('CPU 13%Mem 85M')
     expect(onOpen).toHaveBeenCalled()
   })
 
-  it('no strip for an agent with nothing to show', () => {
-    const {container} = render(<UsageStrip agent={agent()} samples={[]} onOpen={vi.fn()}/>)
+  it('nothing for an agent with nothing to show', () => {
+    const {container} = render(<><UsageStrip agent={agent()} onOpen={vi.fn()}/><UsageNow agent={agent({stats: sample(1, 1, 1)})} samples={[]} onOpen={vi.fn()}/></>)
     expect(container).toBeEmptyDOMElement()
   })
 

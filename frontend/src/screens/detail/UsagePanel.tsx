@@ -10,7 +10,7 @@ const series = (samples: readonly Stats[], f: (s: Stats) => number | null | unde
     return v == null ? [] : [{t: Date.parse(s.sampledAt), v}]
   })
 
-function Chart({title, points, text, max}: {title: string; points: Point[]; text: (v: number) => string; max?: number}) {
+function Chart({title, points, text, max, headroom}: {title: string; points: Point[]; text: (v: number) => string; max?: number; headroom?: boolean}) {
   const peak = points.reduce((m, p) => Math.max(m, p.v), 0)
   const last = points.at(-1)
   return (
@@ -19,7 +19,7 @@ function Chart({title, points, text, max}: {title: string; points: Point[]; text
         {title} <strong>{last ? text(last.v) : '—'}</strong>
         {points.length > 1 && <span className="muted"> · peak {text(peak)}</span>}
       </figcaption>
-      <Sparkline points={points} max={max} label={`${title} over the last minutes`} area/>
+      <Sparkline points={points} max={max} label={`${title} over the last minutes`} area headroom={headroom}/>
     </figure>
   )
 }
@@ -35,13 +35,13 @@ export function UsagePanel({agent: a, samples}: {agent: Agent; samples: Stats[]}
     <div className="usage">
       <section aria-label="CPU and memory">
         {samples.length === 0
-          ? <p className="muted">{live
+          ? <p className="muted hint">{live
               ? 'Waiting for the first sample (every 2 s while this project is on screen)…'
               : 'Not running. CPU and memory are sampled every 2 s while an agent runs and its project is on screen.'}</p>
           : <>
               <div className="charts">
                 <Chart title="CPU" points={cpu} text={cpuText} max={100}/>
-                <Chart title="Memory" points={mem} text={mib}/>
+                <Chart title="Memory" points={mem} text={mib} headroom/>
               </div>
               <p className="muted hint">
                 Its whole process tree, since {clock(first)}{live ? '' : ' until the run ended'}; 100% is one core.
@@ -50,7 +50,7 @@ export function UsagePanel({agent: a, samples}: {agent: Agent; samples: Stats[]}
       </section>
       <section aria-label="Run figures">
         {!a.lastResult && !a.totals
-          ? <p className="muted">No run has reported figures yet: Claude Code and Codex agents report their turns and
+          ? <p className="muted hint">No run has reported figures yet: Claude Code and Codex agents report their turns and
               tokens (Claude Code also its cost) when a run ends.</p>
           : (
             <table className="figures">
