@@ -33,6 +33,9 @@ export SHEPHERD_SHIM="$ROOT/build/bin/shepherd-shim"
 mkdir -p "$tmp/bin"
 (cd "$ROOT" && go build -o "$tmp/bin/claude" ./backend/supervisor/testdata/fakeclaude)
 export PATH="$tmp/bin:$PATH" FAKE_CLAUDE_MODE=success FAKE_CLAUDE_RECORD="$tmp/fakeclaude.jsonl"
+# The same for the Codex preset: JSON events ending in turn.completed (tokens, no cost).
+(cd "$ROOT" && go build -o "$tmp/bin/codex" ./backend/supervisor/testdata/fakecodex)
+export FAKE_CODEX_MODE=success FAKE_CODEX_RECORD="$tmp/fakecodex.jsonl"
 
 # The CLI (and `serve`): the same binary without the window.
 (cd "$ROOT" && go build -o "$tmp/bin/shepherd" .)

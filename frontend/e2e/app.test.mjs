@@ -5,11 +5,12 @@
 // SHEPHERD_E2E_OUT, SHEPHERD_BIN (the CLI) come from it, and so do
 // XDG_RUNTIME_DIR (where engine.json says how to reach the engine's API, used
 // here to prepare many agents fast) and FAKE_CLAUDE_RECORD (what the fake
-// Claude CLI was called with).
+// Claude CLI was called with; FAKE_CODEX_RECORD the same for the fake Codex).
 //
 // In order: the window attached to `shepherd serve` (attach.mjs), which then
 // quits, and the window starts its own engine; the cockpit against that
-// embedded engine (below); pause, the run queue and a stale recovery (pause.mjs).
+// embedded engine (below); pause, the run queue and a stale recovery
+// (pause.mjs); the sandbox, a Codex agent, and what runs cost and use (usage.mjs).
 import {after, before, test} from 'node:test'
 import assert from 'node:assert/strict'
 import {mkdtempSync, readFileSync} from 'node:fs'
@@ -21,6 +22,7 @@ import {
 } from './lib.mjs'
 import {attachTests} from './attach.mjs'
 import {pauseTests} from './pause.mjs'
+import {usageTests} from './usage.mjs'
 
 const project = mkdtempSync(join(tmpdir(), 'shepherd-e2e-project-'))
 const many = mkdtempSync(join(tmpdir(), 'shepherd-e2e-many-'))
@@ -277,3 +279,5 @@ test('30 agents: at least 25 visible at 1280×800; no sideways scrolling at 1024
 })
 
 pauseTests()
+
+usageTests()

@@ -12,6 +12,7 @@ export const URL = process.env.SHEPHERD_E2E_URL ?? 'http://localhost:34115'
 export const OUT = process.env.SHEPHERD_E2E_OUT ?? join(tmpdir(), 'shepherd-e2e')
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium'
 export const FAKE_RECORD = process.env.FAKE_CLAUDE_RECORD ?? ''
+export const FAKE_CODEX_RECORD = process.env.FAKE_CODEX_RECORD ?? ''
 /** The shepherd binary (the CLI), built by e2e.sh; the same XDG folders as the window. */
 export const SHEPHERD = process.env.SHEPHERD_BIN ?? ''
 
