@@ -4,7 +4,7 @@ import {costTodayOf, cpuText, figureRows, figuresText, memText, money} from './u
 
 describe('usage', () => {
   it('formats CPU, memory and money short', () => {
-    expect([cpuText(0.42), cpuText(9.4), cpuText(42.4), cpuText(180), cpuText(null)]).toEqual(['0.4%', '9.4%', '42%', '180%', ''])
+    expect([cpuText(0.01), cpuText(0.42), cpuText(9.4), cpuText(42.4), cpuText(180), cpuText(null)]).toEqual(['0%', '0.4%', '9.4%', '42%', '180%', ''])
     expect([memText(640 * 1024), memText(85 * 1048576), memText(1.25 * 1073741824), memText(undefined)]).toEqual(['640K', '85M', '1.3G', ''])
     expect([money(0.0123), money(12.4), money(null)]).toEqual(['$0.01', '$12', ''])
   })

@@ -9,9 +9,10 @@ export const money = (v?: number | null) => (v == null ? '' : v < 10 ? `$${v.toF
 /** A run's exact cost: "$0.0123". */
 export const exactMoney = (v: number) => `$${v.toFixed(v < 1 ? 4 : 2)}`
 
-/** "0.4%", "12%", "180%" (of one core). */
+/** "0%", "0.4%", "12%", "180%" (of one core). */
 export function cpuText(pct?: number | null): string {
   if (pct == null) return ''
+  if (pct < 0.05) return '0%' // idle: no false precision
   return pct < 9.95 ? `${pct.toFixed(1)}%` : `${Math.round(pct)}%`
 }
 
