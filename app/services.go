@@ -41,6 +41,9 @@ type ProjectInfo struct {
 	// FolderMissing says why the project's folder cannot be used (it was
 	// moved or deleted); its agents are still supervised.
 	FolderMissing string `json:"folderMissing,omitempty"`
+	// What its agents' runs cost and used, summed, and the cost of today.
+	Totals    *store.RunFigures `json:"totals,omitempty"`
+	CostToday float64           `json:"costToday"`
 }
 
 // NeedsAttention tells whether an agent's state wants a look: it failed,
@@ -66,7 +69,8 @@ func (s *ProjectService) List() ([]ProjectInfo, error) {
 	out := []ProjectInfo{}
 	for _, v := range e.ProjectViews() {
 		info := ProjectInfo{Project: v.Project, Paused: v.Paused, PausedAt: v.PausedAt, PauseNote: v.PauseNote,
-			PauseProblem: v.PauseProblem, Live: v.Live, Queued: v.Queued, MaxRunning: v.MaxRunning, FolderMissing: v.FolderMissing}
+			PauseProblem: v.PauseProblem, Live: v.Live, Queued: v.Queued, MaxRunning: v.MaxRunning, FolderMissing: v.FolderMissing,
+			Totals: v.Totals, CostToday: v.CostToday}
 		p := v.Project
 		recs, ok := byProject[p.ID]
 		info.Loaded = ok || v.Loaded || s.a.selectedProject() == p.ID

@@ -315,3 +315,29 @@ func TestLookPath(t *testing.T) {
 		t.Fatal("LookPath of a missing command succeeded")
 	}
 }
+
+// The project list carries what its agents' runs cost (the window's header
+// reads today's cost from it).
+func TestProjectListCarriesCost(t *testing.T) {
+	a, _ := startApp(t)
+	p, err := a.Projects.Add(t.TempDir(), "costly")
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := `{"type":"result","subtype":"success","is_error":false,"duration_ms":900,"num_turns":2,` +
+		`"total_cost_usd":0.25,"session_id":"3f2a9c4e-8b1d-4e6f-a2c7-5d9e0f1b3a71","result":"done",` +
+		`"usage":{"input_tokens":10,"cache_read_input_tokens":5,"output_tokens":7}}`
+	spec := supervisor.AgentSpec{ID: "paid", Command: "sh", Profile: "claude-stream-json",
+		Args: []string{"-c", "echo '" + line + "'"}, GraceSec: 1}
+	if _, err := a.Agents.Create(p.ID, spec); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Agents.Start(p.ID, "paid"); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the run's cost in the project list", func() bool {
+		list, err := a.Projects.List()
+		return err == nil && len(list) == 1 && list[0].Totals != nil && list[0].Totals.CostUSD != nil &&
+			*list[0].Totals.CostUSD == 0.25 && list[0].CostToday == 0.25
+	})
+}

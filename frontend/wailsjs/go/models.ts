@@ -89,6 +89,8 @@ export namespace app {
 	    queued: number;
 	    maxRunning: number;
 	    folderMissing?: string;
+	    totals?: store.RunFigures;
+	    costToday: number;
 	}
 	export interface StopResult {
 	    agentId: string;
