@@ -46,14 +46,25 @@ func workingWindow(s Settings) time.Duration {
 // descendant, does the tree use CPU since the last look. a.mu is held.
 func (e *Engine) lookBusy(rn *run) {
 	b := &rn.busy
-	wasBusy := b.busy
+	wasBusy, wasTool := b.busy, b.tool
 	b.busy, b.tool = false, ""
 	if tool, since, ok := rn.inFlight(); ok && len(procid.Descendants(rn.pid())) > 0 {
 		b.busy, b.tool, b.since = true, tool, since
 	}
 	if u, err := procid.TreeUsage(rn.pid()); err == nil {
 		now := time.Now()
-		if !b.cpuAt.IsZero() && now.After(b.cpuAt) {
+		switch {
+		case b.cpuAt.IsZero():
+			b.cpu, b.cpuAt = u.CPU, now
+		case now.Sub(b.cpuAt) < cpuWindow:
+			// Too close to the last sample for a rate to mean anything (a
+			// few scheduler ticks over a few milliseconds look like a busy
+			// core): keep the last verdict and the older sample, so the
+			// window grows until it says something.
+			if !b.busy && wasBusy && wasTool == "cpu" {
+				b.busy, b.tool = true, "cpu"
+			}
+		default:
 			b.cpuKnown = true
 			if !b.busy && float64(u.CPU-b.cpu)/float64(now.Sub(b.cpuAt)) >= cpuFloor {
 				b.busy, b.tool = true, "cpu"
@@ -61,8 +72,8 @@ func (e *Engine) lookBusy(rn *run) {
 					b.since = e.clock.Now()
 				}
 			}
+			b.cpu, b.cpuAt = u.CPU, now
 		}
-		b.cpu, b.cpuAt = u.CPU, now
 	}
 }
 

@@ -1,6 +1,7 @@
 package supervisor
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -64,7 +65,8 @@ func TestCodexSilentIsResumed(t *testing.T) {
 // A long command_execution is a tool call in flight: busy, not stale.
 func TestCodexLongCommandIsBusy(t *testing.T) {
 	h := newClaudeHarness(t)
-	h.codex("a", "long-command", "", map[string]string{"FAKE_CODEX_COMMAND_SECONDS": "3"})
+	release := filepath.Join(t.TempDir(), "release")
+	h.codex("a", "long-command", "", map[string]string{"FAKE_CODEX_RELEASE": release})
 	waitFor(t, "the command in flight", 5*time.Second, func() bool {
 		h.e.PollLogsNow()
 		_, a, _ := h.e.agent(h.project.ID, "a")
@@ -80,6 +82,7 @@ func TestCodexLongCommandIsBusy(t *testing.T) {
 	if r := h.get("a"); r.Status != lifecycle.Running || r.Activity == nil || r.Activity.State != store.ActivityBusy || r.Activity.Tool != "make" {
 		t.Fatalf("during the command: %s %+v", r.Status, r.Activity)
 	}
+	writeFile(t, release) // the command ends
 	r := h.waitStatus("a", lifecycle.Completed, 10*time.Second)
 	if r.AutoResumeCount != 0 {
 		t.Fatalf("a busy Codex agent was resumed")

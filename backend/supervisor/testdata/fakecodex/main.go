@@ -14,7 +14,8 @@
 //	warning       an error item (a warning), then turn.completed, exit 0
 //	silent        thread.started, turn.started, then hangs
 //	long-command  a command_execution that runs a silent child for
-//	              $FAKE_CODEX_COMMAND_SECONDS (default 2), then turn.completed
+//	              $FAKE_CODEX_COMMAND_SECONDS (default 2), or until the
+//	              file $FAKE_CODEX_RELEASE exists, then turn.completed
 package main
 
 import (
@@ -94,7 +95,12 @@ func main() {
 		}
 		emit(map[string]any{"type": "item.started", "item": map[string]any{"id": "item_2", "type": "command_execution",
 			"command": "bash -lc 'make test'", "aggregated_output": "", "exit_code": nil, "status": "in_progress"}})
-		_ = exec.Command("sleep", strconv.Itoa(secs)).Run()
+		if f := os.Getenv("FAKE_CODEX_RELEASE"); f != "" {
+			// The command runs until the test creates this file.
+			_ = exec.Command("sh", "-c", `while [ ! -e "$0" ]; do sleep 0.05; done`, f).Run()
+		} else {
+			_ = exec.Command("sleep", strconv.Itoa(secs)).Run()
+		}
 		emit(map[string]any{"type": "item.completed", "item": map[string]any{"id": "item_2", "type": "command_execution",
 			"command": "bash -lc 'make test'", "aggregated_output": "PASS\n", "exit_code": 0, "status": "completed"}})
 		done()
