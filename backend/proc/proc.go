@@ -332,6 +332,19 @@ func (p *Process) Reap(ctx context.Context) {
 	}
 }
 
+// WaitShim waits until the process's shim has ended (it stops what the
+// agent left in its group before it exits), or ctx is done. A shim whose
+// pid now names another process is not waited for.
+func (p *Process) WaitShim(ctx context.Context) {
+	if p.ShimPID <= 0 {
+		return
+	}
+	if p.ShimStartTime != 0 && procid.Compare(p.ShimPID, p.ShimStartTime) != procid.Same {
+		return
+	}
+	_ = procid.WaitExit(ctx, p.ShimPID)
+}
+
 // AwaitExit returns the exit status the shim of id recorded for its agent,
 // which is known to have ended. While the shim lives the status is coming,
 // so it waits for it (until the shim ends, or statusWait); nil when there is

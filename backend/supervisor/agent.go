@@ -19,13 +19,15 @@ type project struct {
 
 	// The run queue (queue.go), under mu: live counts the agents whose
 	// status is live (apply keeps it), reserved the starts under way that
-	// are not live yet; queue holds the queued agents in order.
-	live, reserved int
-	queue          []*agent
-	nextSeq        int64
-	pause          pauseState // the project's pause (pause.go)
-	costDay        string     // the local day costToday is of (figures.go)
-	costToday      float64
+	// are not live yet, draining the runs that ended while their shim still
+	// stops what they left in their group; queue holds the queued agents in
+	// order.
+	live, reserved, draining int
+	queue                    []*agent
+	nextSeq                  int64
+	pause                    pauseState // the project's pause (pause.go)
+	costDay                  string     // the local day costToday is of (figures.go)
+	costToday                float64
 
 	mu       sync.Mutex
 	loaded   bool

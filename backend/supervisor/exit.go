@@ -1,6 +1,7 @@
 package supervisor
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -13,14 +14,46 @@ import (
 // watchExit is layer 1: it waits for the agent's process to end (the shim's
 // status pipe, or a pidfd / kqueue for a re-attached one, wakes it at once),
 // records the end, and reaps the shim.
+//
+// The run keeps its slot of the run queue until its shim has ended: an agent
+// that exits leaving processes in its group (a server it started, a
+// grandchild that ignores SIGTERM) still uses the machine while the shim
+// stops them, for up to its grace.
 func (e *Engine) watchExit(a *agent, rn *run) {
 	st, err := rn.p.Wait(e.ctx)
 	if err != nil {
 		return // the engine is closing; the next one re-attaches
 	}
+	p := a.p
+	p.mu.Lock()
+	p.draining++
+	p.mu.Unlock()
 	e.onExit(a, rn, st)
+	e.waitShim(a, rn)
 	rn.p.Reap(e.ctx)
+	p.mu.Lock()
+	p.draining--
+	p.mu.Unlock()
+	e.kickQueue(p)
 }
+
+// waitShim waits until the run's shim has ended, bounded by the time the
+// shim takes at most to stop the agent's leftovers (its grace, then a few
+// seconds of SIGKILL), on the engine's clock.
+func (e *Engine) waitShim(a *agent, rn *run) {
+	a.mu.Lock()
+	bound := secs(a.rec.GraceSec) + shimCleanupSlack
+	a.mu.Unlock()
+	ctx, cancel := context.WithCancel(e.ctx)
+	defer cancel()
+	t := e.clock.AfterFunc(bound, cancel)
+	defer t.Stop()
+	rn.p.WaitShim(ctx)
+}
+
+// shimCleanupSlack is what the shim may take beyond the grace to SIGKILL and
+// reap what the agent left.
+const shimCleanupSlack = 6 * time.Second
 
 // onExit records the end of a run the engine saw itself (layer 1). A run
 // being stopped is finished by the stopper. Otherwise the run is judged by

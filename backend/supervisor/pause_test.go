@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -315,5 +316,35 @@ func TestProjectFolderVanishes(t *testing.T) {
 	}
 	if len(h.e.ProjectViews()) != 1 {
 		t.Fatal("the project was dropped")
+	}
+}
+
+// An agent that exits leaving a process in its group keeps its slot until
+// its shim has stopped that process: the next queued agent does not start
+// beside it.
+func TestQueueSlotHeldWhileLeftoversAreStopped(t *testing.T) {
+	h := newHarness(t)
+	s, _ := h.e.GetSettings(h.project.ID)
+	s.MaxRunning = 1
+	if _, err := h.e.PutSettings(h.project.ID, s); err != nil {
+		t.Fatal(err)
+	}
+	pidFile := filepath.Join(t.TempDir(), "leftover")
+	h.create(AgentSpec{ID: "leaver", Command: "/bin/sh", GraceSec: 1,
+		Args: []string{"-c", `sh -c 'trap "" TERM; echo $$ > ` + pidFile + `; while :; do sleep 0.05; done' & while [ ! -s ` + pidFile + ` ]; do sleep 0.01; done; exit 0`}})
+	h.create(AgentSpec{ID: "next", Command: "/bin/sh", Args: []string{"-c", "sleep 30"}, GraceSec: 1})
+	h.start("leaver")
+	if r := h.start("next"); r.Status != lifecycle.Queued {
+		t.Fatalf("next: %s, want queued", r.Status)
+	}
+	h.waitStatus("leaver", lifecycle.Completed, 10*time.Second)
+	b, _ := os.ReadFile(pidFile)
+	leftover, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	if leftover <= 0 {
+		t.Fatalf("pid file %q", b)
+	}
+	h.waitStatus("next", lifecycle.Running, 10*time.Second)
+	if procid.Alive(leftover) {
+		t.Fatal("the next agent started while the last one's leftover still ran: two agents over a cap of 1")
 	}
 }

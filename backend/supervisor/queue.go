@@ -59,7 +59,7 @@ func (p *project) position(a *agent) int {
 
 // hasRoom reports whether p may start one more agent now. p.mu is held.
 func (p *project) hasRoom() bool {
-	return !p.pause.paused && (p.settings.MaxRunning == 0 || p.live+p.reserved < p.settings.MaxRunning)
+	return !p.pause.paused && (p.settings.MaxRunning == 0 || p.live+p.reserved+p.draining < p.settings.MaxRunning)
 }
 
 // launch starts a (act says how) or, when its project is paused or at
