@@ -7,6 +7,7 @@ import (
 
 	"shepherd/backend/lifecycle"
 	"shepherd/backend/notify"
+	"shepherd/backend/procid"
 	"shepherd/backend/shim"
 	"shepherd/backend/store"
 )
@@ -49,6 +50,36 @@ func (e *Engine) waitShim(a *agent, rn *run) {
 	t := e.clock.AfterFunc(bound, cancel)
 	defer t.Stop()
 	rn.p.WaitShim(ctx)
+}
+
+// holdSlotWhileShimLives keeps a slot of a's project for a run found ended
+// (at load) whose shim still lives: it is stopping what the run left in its
+// group. a.mu is held.
+func (e *Engine) holdSlotWhileShimLives(a *agent, shimPID int, shimStart int64) {
+	if shimPID <= 0 || shimStart == 0 || procid.Compare(shimPID, shimStart) != procid.Same {
+		return
+	}
+	p := a.p
+	p.mu.Lock()
+	p.draining++
+	p.mu.Unlock()
+	bound := secs(a.rec.GraceSec) + shimCleanupSlack
+	release := func() {
+		p.mu.Lock()
+		p.draining--
+		p.mu.Unlock()
+	}
+	if !e.goTask(func() {
+		ctx, cancel := context.WithCancel(e.ctx)
+		defer cancel()
+		t := e.clock.AfterFunc(bound, cancel)
+		defer t.Stop()
+		_ = procid.WaitExit(ctx, shimPID)
+		release()
+		e.kickQueue(p)
+	}) {
+		release()
+	}
 }
 
 // shimCleanupSlack is what the shim may take beyond the grace to SIGKILL and

@@ -337,6 +337,8 @@ func (e *Engine) identity(r *store.Record) proc.Identity {
 func (e *Engine) endWhileAway(a *agent, to lifecycle.Status, reason lifecycle.ExitReason, st *shim.ExitStatus, msg string) {
 	now := e.clock.Now().UTC()
 	from := a.rec.Status
+	// Its shim may still be stopping what the run left in its group.
+	defer e.holdSlotWhileShimLives(a, a.rec.ShimPID, a.rec.ShimStartTime)
 	if st != nil && to == "" {
 		o := exitOutcome(st)
 		to, msg = o.status, o.msg
