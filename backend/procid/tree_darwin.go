@@ -7,6 +7,10 @@ import (
 	"github.com/shirou/gopsutil/v4/process"
 )
 
+// CPUResolution is the granularity of the CPU times read here (gopsutil
+// reads them in nanoseconds on macOS).
+const CPUResolution = time.Duration(0)
+
 // descendants walks the process table once (macOS has no /proc): the
 // children of pid, theirs, and so on.
 func descendants(pid int) []int {

@@ -13,6 +13,10 @@ import (
 // on every Linux build that matters (it is fixed in the kernel's ABI).
 const clockTicks = 100
 
+// CPUResolution is the granularity of the CPU times read here: one clock
+// tick. A difference of one tick may be rounding, not use.
+const CPUResolution = time.Second / clockTicks
+
 var pageSize = int64(os.Getpagesize())
 
 // statFields returns the fields of /proc/<pid>/stat after the command name

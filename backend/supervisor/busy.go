@@ -66,7 +66,7 @@ func (e *Engine) lookBusy(rn *run) {
 			}
 		default:
 			b.cpuKnown = true
-			if !b.busy && float64(u.CPU-b.cpu)/float64(now.Sub(b.cpuAt)) >= cpuFloor {
+			if !b.busy && cpuRate(u.CPU-b.cpu, now.Sub(b.cpuAt)) >= cpuFloor {
 				b.busy, b.tool = true, "cpu"
 				if !wasBusy {
 					b.since = e.clock.Now()
@@ -94,7 +94,18 @@ func usesCPUNow(pid int) bool {
 	if err != nil {
 		return false
 	}
-	return float64(u2.CPU-u1.CPU)/float64(time.Since(start)) >= cpuFloor
+	return cpuRate(u2.CPU-u1.CPU, time.Since(start)) >= cpuFloor
+}
+
+// cpuRate is the CPU used over an interval, in cores, less one unit of the
+// CPU times' resolution: the times are rounded to clock ticks on Linux, so
+// an idle process can appear to have used a whole tick (10 ms — 4 % of a
+// core over a 250 ms sample) when it crossed a tick boundary.
+func cpuRate(used, over time.Duration) float64 {
+	if over <= 0 {
+		return 0
+	}
+	return float64(used-procid.CPUResolution) / float64(over)
 }
 
 // inFlight is the tool call in flight in the run's log, and since when
