@@ -88,6 +88,32 @@ func (h *claudeHarness) waitSession(id, want string) {
 		h.e.PollLogsNow() // the poller runs on the fake clock
 		return h.get(id).SessionID == want
 	})
+	// Every line the run writes before it goes quiet is written and read: a line read only after the clock
+	// moves would stamp activity then, and the run would not look silent.
+	waitFor(h.t, id+"'s log written and read to its end", 5*time.Second, func() bool {
+		h.e.PollLogsNow()
+		b, _ := os.ReadFile(h.get(id).LogPath)
+		lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+		last := lines[len(lines)-1]
+		// The fixtures' last line before they go quiet: Claude's assistant
+		// line, Codex's turn.started.
+		if !strings.Contains(last, `"type":"assistant"`) && !strings.Contains(last, `"type":"turn.started"`) {
+			return false
+		}
+		_, a, err := h.e.agent(h.project.ID, id)
+		if err != nil {
+			return false
+		}
+		a.mu.Lock()
+		rn := a.run
+		a.mu.Unlock()
+		if rn == nil {
+			return false
+		}
+		rn.scanMu.Lock()
+		defer rn.scanMu.Unlock()
+		return rn.logSize == int64(len(b)) && rn.logOff == int64(len(b))
+	})
 	// The fake clock will say it is silent; let it really be (a process
 	// that has just started uses CPU, which the busy rule would see).
 	pid := h.get(id).PID
@@ -100,6 +126,21 @@ func (h *claudeHarness) waitSession(id, want string) {
 		u2, err := procid.TreeUsage(pid)
 		return err != nil || u2.CPU-u1.CPU < time.Millisecond
 	})
+}
+
+// waitAgent waits until ok(record) holds, and on failure says what the
+// agent was doing and what its project's events say.
+func (h *claudeHarness) waitAgent(id, what string, ok func(*store.Record) bool) {
+	h.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !ok(h.get(id)) {
+		if time.Now().After(deadline) {
+			r := h.get(id)
+			h.t.Fatalf("%s: not within 10 s: status %s autoResume %d runs %d activity %+v stale %v error %q\nevents:\n%s",
+				what, r.Status, r.AutoResumeCount, len(h.invocations()), r.Activity, r.Stale, r.Error, h.events())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // goStale moves the fake clock past the stale threshold, one tick at a time
@@ -180,8 +221,7 @@ func TestClaudeResumeLimit(t *testing.T) {
 		h.waitSession("a", "sess-"+string(rune('0'+i)))
 		h.goStale()
 		if i <= 3 {
-			waitFor(t, "resume", 10*time.Second, func() bool {
-				r := h.get("a")
+			h.waitAgent("a", "resume", func(r *store.Record) bool {
 				return r.AutoResumeCount == i && r.Status == lifecycle.Running
 			})
 		}
@@ -472,8 +512,8 @@ func TestOneRecoveryAtATime(t *testing.T) {
 	for range 3 {
 		<-done
 	}
-	waitFor(t, "resumed", 10*time.Second, func() bool {
-		return h.get("a").AutoResumeCount == 1 && h.get("a").Status == lifecycle.Running && len(h.invocations()) == 2
+	h.waitAgent("a", "resumed", func(r *store.Record) bool {
+		return r.AutoResumeCount == 1 && r.Status == lifecycle.Running && len(h.invocations()) == 2
 	})
 	h.settle()
 	if r := h.get("a"); r.AutoResumeCount != 1 || len(h.invocations()) != 2 {
