@@ -16,6 +16,7 @@ import (
 
 	"shepherd/backend/api"
 	"shepherd/backend/paths"
+	"shepherd/backend/procid"
 	"shepherd/backend/shim"
 	"shepherd/backend/store"
 )
@@ -86,6 +87,17 @@ func isolate(t *testing.T) paths.Paths {
 // groups named by records of this test's own data folder that are still live.
 func killLeftovers(t *testing.T, p paths.Paths) {
 	files, _ := filepath.Glob(filepath.Join(p.Data, "projects", "*", "agents", "*", "record.json"))
+	var shims []int
+	defer func() {
+		// The shims write exit.json after the kill: let them finish before
+		// the test's folders are removed.
+		deadline := time.Now().Add(5 * time.Second)
+		for _, s := range shims {
+			for procid.Alive(s) && time.Now().Before(deadline) {
+				time.Sleep(5 * time.Millisecond)
+			}
+		}
+	}()
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
@@ -94,6 +106,9 @@ func killLeftovers(t *testing.T, p paths.Paths) {
 		var r store.Record
 		if json.Unmarshal(b, &r) != nil {
 			continue
+		}
+		if r.ShimPID > 0 {
+			shims = append(shims, r.ShimPID)
 		}
 		for _, pid := range []int{r.ShimPID, r.PID} {
 			if pid > 1 && r.Status.Live() {

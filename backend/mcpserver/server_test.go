@@ -64,12 +64,24 @@ func start(t testing.TB, caller mcpserver.Caller) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
+		var shims []int
 		for _, r := range h.Engine.AllAgents() {
 			if r.PID > 0 && procid.Compare(r.PID, r.ProcessStartTime) == procid.Same {
 				_ = procid.SignalGroup(r.PID, 9)
 			}
+			if r.ShimPID > 0 {
+				shims = append(shims, r.ShimPID)
+			}
 		}
 		h.Close()
+		// The shims write exit.json after the kill: let them finish before
+		// the test's folders are removed.
+		deadline := time.Now().Add(5 * time.Second)
+		for _, s := range shims {
+			for procid.Alive(s) && time.Now().Before(deadline) {
+				time.Sleep(5 * time.Millisecond)
+			}
+		}
 	})
 	if caller.AgentID != "" {
 		pr, _, err := h.Engine.AddProject(en.cwd, "")
