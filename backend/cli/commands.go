@@ -452,7 +452,7 @@ func setupCreate(fs *flag.FlagSet) runFunc {
 		if human, err := e.fetch(http.MethodPost, projectURL(id, "agents"), spec, &r); !human {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "Created agent %s in project %s (%s)\n", r.ID, r.ProjectID, r.Status)
+		fmt.Fprintf(e.stdout, "Created agent %s in project %s (%s)\n", r.ID, e.projectNames().of(r.ProjectID), r.Status)
 		return nil
 	}
 }

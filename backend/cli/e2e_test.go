@@ -98,7 +98,7 @@ func TestEndToEnd(t *testing.T) {
 	// POST /v1/projects/{project}/agents
 	out = ok(t, "create", "demo", "sleeper", "--env", "FOO=bar", "--grace", "1", "--name", "Sleepy",
 		"--", "sh", "-c", "echo started $FOO; exec sleep 60")
-	if !strings.Contains(out, "Created agent sleeper in project "+pid+" (not_started)") {
+	if !strings.Contains(out, "Created agent sleeper in project demo (not_started)") {
 		t.Errorf("create: %q", out)
 	}
 	fails(t, 1, "Agent 'sleeper' already exists", "create", "demo", "sleeper", "--", "true")
