@@ -1,16 +1,12 @@
 package supervisor
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -340,24 +336,7 @@ func TestSandboxKeptAcrossKeepAliveAndEngineCrash(t *testing.T) {
 	script := `touch ` + target + ` 2>/dev/null && echo ESCAPED || echo "denied $$"; sleep 0.3; exit 1`
 	agents := []AgentSpec{{ID: "boxed", Command: "/bin/sh", Args: []string{"-c", script}, KeepAlive: true,
 		GraceSec: 2, Permissions: perms()}}
-	spec, _ := json.Marshal(agents)
-	child := exec.Command(os.Args[0], "-test.run=^$")
-	child.Env = append(os.Environ(), "SHEPHERD_TEST_ENGINE="+data, "SHEPHERD_TEST_PROJECT="+projDir,
-		"SHEPHERD_TEST_SHIM="+shimPath, "SHEPHERD_TEST_AGENTS="+string(spec))
-	child.Stderr = os.Stderr
-	out, _ := child.StdoutPipe()
-	if err := child.Start(); err != nil {
-		t.Fatal(err)
-	}
-	line, _ := bufio.NewReader(out).ReadString('\n')
-	if strings.TrimSpace(line) != "ready" {
-		child.Process.Kill()
-		t.Fatalf("child engine said %q", line)
-	}
-	if err := child.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	child.Wait()
+	crashEngine(t, data, projDir, agents)
 
 	h := &harness{t: t, data: data, rec: &recorder{}}
 	h.e = h.engine()

@@ -31,25 +31,7 @@ func TestEngineCrashAndRestart(t *testing.T) {
 		{ID: "exit3", Command: "/bin/sh", Args: []string{"-c", stamp + "sleep 1; exit 3"}, GraceSec: 2},
 		{ID: "stubborn", Command: "/bin/sh", Args: []string{"-c", stamp + `trap "" TERM; sleep 300 & wait`}, GraceSec: 1},
 	}
-	spec, _ := json.Marshal(agents)
-	child := exec.Command(os.Args[0], "-test.run=^$")
-	child.Env = append(os.Environ(), "SHEPHERD_TEST_ENGINE="+data, "SHEPHERD_TEST_PROJECT="+projDir,
-		"SHEPHERD_TEST_SHIM="+shimPath, "SHEPHERD_TEST_AGENTS="+string(spec))
-	child.Stderr = os.Stderr
-	out, _ := child.StdoutPipe()
-	if err := child.Start(); err != nil {
-		t.Fatal(err)
-	}
-	line, _ := bufio.NewReader(out).ReadString('\n')
-	if strings.TrimSpace(line) != "ready" {
-		child.Process.Kill()
-		t.Fatalf("child engine said %q", line)
-	}
-	// Crash the engine.
-	if err := child.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	child.Wait()
+	crashEngine(t, data, projDir, agents)
 	crashedAt := time.Now()
 
 	h := &harness{t: t, data: data, rec: &recorder{}}
@@ -307,4 +289,29 @@ func TestStopInterruptedByEngineDeath(t *testing.T) {
 	if len(h.rec.notices) != 0 {
 		t.Fatalf("a stop raised notices: %+v", h.rec.notices)
 	}
+}
+
+// crashEngine runs an engine in a child process over data, with a project
+// at projDir in which it creates and starts agents, then SIGKILLs it.
+func crashEngine(t *testing.T, data, projDir string, agents []AgentSpec) {
+	t.Helper()
+	spec, _ := json.Marshal(agents)
+	child := exec.Command(os.Args[0], "-test.run=^$")
+	child.Env = append(os.Environ(), "SHEPHERD_TEST_ENGINE="+data, "SHEPHERD_TEST_PROJECT="+projDir,
+		"SHEPHERD_TEST_SHIM="+shimPath, "SHEPHERD_TEST_AGENTS="+string(spec))
+	child.Stderr = os.Stderr
+	out, _ := child.StdoutPipe()
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, _ := bufio.NewReader(out).ReadString('\n')
+	if strings.TrimSpace(line) != "ready" {
+		child.Process.Kill()
+		t.Fatalf("child engine said %q", line)
+	}
+	// Crash the engine.
+	if err := child.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	child.Wait()
 }
