@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"shepherd/backend/jsonone"
 	"strings"
 
 	"shepherd/backend/supervisor"
@@ -90,15 +91,13 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any, allowEmpty bool) 
 		writeError(w, http.StatusBadRequest, "ValidationError", "request body must be a JSON object")
 		return false
 	}
-	dec := json.NewDecoder(bytes.NewReader(trimmed))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		writeError(w, http.StatusBadRequest, "ValidationError", describeJSONError(err))
-		return false
-	}
-	if _, err := dec.Token(); err != io.EOF {
+	switch err := jsonone.Decode(trimmed, v, true); {
+	case errors.Is(err, jsonone.ErrTrailing):
 		writeError(w, http.StatusBadRequest, "ValidationError",
 			"malformed JSON: unexpected data after the object")
+		return false
+	case err != nil:
+		writeError(w, http.StatusBadRequest, "ValidationError", describeJSONError(err))
 		return false
 	}
 	return true

@@ -1,11 +1,11 @@
 package sandbox
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"shepherd/backend/jsonone"
 	"slices"
 
 	"github.com/google/renameio/v2"
@@ -46,13 +46,8 @@ func Load(path string) (Grants, error) {
 // absolute clean folders.
 func Decode(b []byte) (Grants, error) {
 	var g Grants
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&g); err != nil {
+	if err := jsonone.Decode(b, &g, true); err != nil {
 		return Grants{}, fmt.Errorf("%s: %w", FileName, err)
-	}
-	if dec.More() {
-		return Grants{}, fmt.Errorf("%s: data after the object", FileName)
 	}
 	if g.WriteDirs == nil {
 		g.WriteDirs = []string{}

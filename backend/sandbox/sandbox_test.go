@@ -91,7 +91,7 @@ func TestFileRoundTripAndStrictness(t *testing.T) {
 		t.Fatalf("%+v %v", back, err)
 	}
 	for _, bad := range []string{``, `{`, `[]`, `{"network":true,"extra":1}`, `{"writeDirs":["rel"]}`,
-		`{"writeDirs":["/a/../b"]}`, `{"network":"yes"}`, `{} {}`} {
+		`{"writeDirs":["/a/../b"]}`, `{"network":"yes"}`, `{} {}`, `{"network":false}}`, `{}]`} {
 		if _, err := Decode([]byte(bad)); err == nil {
 			t.Errorf("Decode(%q) accepted", bad)
 		}

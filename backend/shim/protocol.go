@@ -1,13 +1,11 @@
 package shim
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
+	"shepherd/backend/jsonone"
 	"time"
 )
 
@@ -58,13 +56,12 @@ type RunInfo struct {
 
 // decodeOne decodes exactly one JSON value of b into v.
 func decodeOne(b []byte, v any, what string) error {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("%s is not valid JSON: %w", what, err)
-	}
-	// Not dec.More: it reports no more data before a stray '}' or ']'.
-	if _, err := dec.Token(); err != io.EOF {
+	err := jsonone.Decode(b, v, false)
+	switch {
+	case errors.Is(err, jsonone.ErrTrailing):
 		return fmt.Errorf("%s has data after its JSON value", what)
+	case err != nil:
+		return fmt.Errorf("%s is not valid JSON: %w", what, err)
 	}
 	return nil
 }

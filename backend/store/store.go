@@ -7,11 +7,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
+	"shepherd/backend/jsonone"
 	"shepherd/backend/sandbox"
 	"sort"
 	"strings"
@@ -239,13 +239,11 @@ func (s *Store) LoadRecords(projectID string, now time.Time) ([]*Record, []Corru
 // ParseRecord decodes a record and checks the fields every record must have.
 func ParseRecord(b []byte) (*Record, error) {
 	var r Record
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if err := dec.Decode(&r); err != nil {
-		return nil, fmt.Errorf("not valid record JSON: %w", err)
-	}
-	// Not dec.More: it reports no more data before a stray '}' or ']'.
-	if _, err := dec.Token(); err != io.EOF {
+	switch err := jsonone.Decode(b, &r, false); {
+	case errors.Is(err, jsonone.ErrTrailing):
 		return nil, errors.New("not valid record JSON: data after the record")
+	case err != nil:
+		return nil, fmt.Errorf("not valid record JSON: %w", err)
 	}
 	if err := ValidID(r.ID); err != nil {
 		return nil, err
