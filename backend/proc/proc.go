@@ -332,17 +332,18 @@ func (p *Process) Reap(ctx context.Context) {
 	}
 }
 
-// WaitShim waits until the process's shim has ended (it stops what the
-// agent left in its group before it exits), or ctx is done. A shim whose
-// pid now names another process is not waited for.
-func (p *Process) WaitShim(ctx context.Context) {
-	if p.ShimPID <= 0 {
+// WaitShim waits until the shim pid (started at start, 0: unknown) has
+// ended — it stops what its agent left in its group before it exits — or
+// ctx is done. A shim whose pid now names another process is not waited
+// for.
+func WaitShim(ctx context.Context, pid int, start int64) {
+	if pid <= 0 {
 		return
 	}
-	if p.ShimStartTime != 0 && procid.Compare(p.ShimPID, p.ShimStartTime) != procid.Same {
+	if start != 0 && procid.Compare(pid, start) != procid.Same {
 		return
 	}
-	_ = procid.WaitExit(ctx, p.ShimPID)
+	_ = procid.WaitExit(ctx, pid)
 }
 
 // AwaitExit returns the exit status the shim of id recorded for its agent,

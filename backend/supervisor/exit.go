@@ -7,6 +7,7 @@ import (
 
 	"shepherd/backend/lifecycle"
 	"shepherd/backend/notify"
+	"shepherd/backend/proc"
 	"shepherd/backend/procid"
 	"shepherd/backend/shim"
 	"shepherd/backend/store"
@@ -25,31 +26,11 @@ func (e *Engine) watchExit(a *agent, rn *run) {
 	if err != nil {
 		return // the engine is closing; the next one re-attaches
 	}
-	p := a.p
-	p.mu.Lock()
-	p.draining++
-	p.mu.Unlock()
+	release := e.holdSlot(a.p)
 	e.onExit(a, rn, st)
-	e.waitShim(a, rn)
+	e.waitShimEnd(a, rn.p.ShimPID, rn.p.ShimStartTime)
 	rn.p.Reap(e.ctx)
-	p.mu.Lock()
-	p.draining--
-	p.mu.Unlock()
-	e.kickQueue(p)
-}
-
-// waitShim waits until the run's shim has ended, bounded by the time the
-// shim takes at most to stop the agent's leftovers (its grace, then a few
-// seconds of SIGKILL), on the engine's clock.
-func (e *Engine) waitShim(a *agent, rn *run) {
-	a.mu.Lock()
-	bound := secs(a.rec.GraceSec) + shimCleanupSlack
-	a.mu.Unlock()
-	ctx, cancel := context.WithCancel(e.ctx)
-	defer cancel()
-	t := e.clock.AfterFunc(bound, cancel)
-	defer t.Stop()
-	rn.p.WaitShim(ctx)
+	release()
 }
 
 // holdSlotWhileShimLives keeps a slot of a's project for a run found ended
@@ -59,27 +40,41 @@ func (e *Engine) holdSlotWhileShimLives(a *agent, shimPID int, shimStart int64) 
 	if shimPID <= 0 || shimStart == 0 || procid.Compare(shimPID, shimStart) != procid.Same {
 		return
 	}
-	p := a.p
-	p.mu.Lock()
-	p.draining++
-	p.mu.Unlock()
-	bound := secs(a.rec.GraceSec) + shimCleanupSlack
-	release := func() {
-		p.mu.Lock()
-		p.draining--
-		p.mu.Unlock()
-	}
+	release := e.holdSlot(a.p)
 	if !e.goTask(func() {
-		ctx, cancel := context.WithCancel(e.ctx)
-		defer cancel()
-		t := e.clock.AfterFunc(bound, cancel)
-		defer t.Stop()
-		_ = procid.WaitExit(ctx, shimPID)
+		e.waitShimEnd(a, shimPID, shimStart)
 		release()
-		e.kickQueue(p)
 	}) {
 		release()
 	}
+}
+
+// holdSlot takes one slot of p's run queue; the func it returns gives the
+// slot back, to the queue.
+func (e *Engine) holdSlot(p *project) (release func()) {
+	p.mu.Lock()
+	p.draining++
+	p.mu.Unlock()
+	return func() {
+		p.mu.Lock()
+		p.draining--
+		p.mu.Unlock()
+		e.kickQueue(p)
+	}
+}
+
+// waitShimEnd waits until a's shim has ended, bounded by the time a shim
+// takes at most to stop the agent's leftovers (its grace, then a few
+// seconds of SIGKILL), on the engine's clock.
+func (e *Engine) waitShimEnd(a *agent, shimPID int, shimStart int64) {
+	a.mu.Lock()
+	bound := secs(a.rec.GraceSec) + shimCleanupSlack
+	a.mu.Unlock()
+	ctx, cancel := context.WithCancel(e.ctx)
+	defer cancel()
+	t := e.clock.AfterFunc(bound, cancel)
+	defer t.Stop()
+	proc.WaitShim(ctx, shimPID, shimStart)
 }
 
 // shimCleanupSlack is what the shim may take beyond the grace to SIGKILL and
