@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // ErrDenied is the kind of a grant beyond what its caller holds.
@@ -57,12 +58,5 @@ func holdList(dirs []string) string {
 	if len(dirs) == 0 {
 		return "no folder"
 	}
-	s := ""
-	for i, d := range dirs {
-		if i > 0 {
-			s += ", "
-		}
-		s += d
-	}
-	return s
+	return strings.Join(dirs, ", ")
 }

@@ -74,9 +74,9 @@ func (e *Engine) saveGrants(rec *store.Record) error {
 	return sandbox.Save(path, *rec.Sandbox)
 }
 
-// sandboxFor checks that this machine can enforce rec's sandbox and
-// writes its sandbox.json afresh for the shim; "" for an agent that is not
-// sandboxed.
+// sandboxFor checks that this machine can enforce rec's sandbox and that
+// its sandbox.json says what the record does (written again when it is
+// missing or differs), for the shim; "" for an agent that is not sandboxed.
 func (e *Engine) sandboxFor(rec *store.Record) (string, error) {
 	if rec.Sandbox == nil {
 		return "", nil
@@ -84,8 +84,11 @@ func (e *Engine) sandboxFor(rec *store.Record) (string, error) {
 	if err := e.SandboxSupport().Check(*rec.Sandbox); err != nil {
 		return "", newErr(ErrSandboxUnavailable, "Process '%s' is not started: %v", rec.ID, err)
 	}
-	if err := e.saveGrants(rec); err != nil {
-		return "", newErr(ErrSandboxUnavailable, "Process '%s' is not started: write its sandbox.json: %v", rec.ID, err)
+	path := e.st.SandboxPath(rec.ProjectID, rec.ID)
+	if g, err := sandbox.Load(path); err != nil || !sandbox.Equal(&g, rec.Sandbox) {
+		if err := e.saveGrants(rec); err != nil {
+			return "", newErr(ErrSandboxUnavailable, "Process '%s' is not started: write its sandbox.json: %v", rec.ID, err)
+		}
 	}
-	return e.st.SandboxPath(rec.ProjectID, rec.ID), nil
+	return path, nil
 }
