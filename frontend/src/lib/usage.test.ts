@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 import {at, NOW} from '../test/fixtures'
-import {costTodayOf, cpuText, figureRows, figuresText, memText, money} from './usage'
+import {cpuText, figureRows, figuresText, memText, money} from './usage'
 
 describe('usage', () => {
   it('formats CPU, memory and money short', () => {
@@ -22,13 +22,5 @@ describe('usage', () => {
       ['Turns', '2', '5'], ['Duration', '1 min 01 s', '1 min 30 s'], ['Cost', 'not reported', 'not reported'],
       ['Input tokens', '12k', '20k'], ['Cached input tokens', '800', '1.6k'], ['Output tokens', '50', '100'], ['Reasoning tokens', '20', '40'],
     ])
-  })
-
-  it('sums today’s costs from the run:figures events, as the engine does', () => {
-    const ev = (secondsAgo: number, costUsd?: number, event = 'run:figures') =>
-      ({time: at(secondsAgo), event, agentId: 'a', data: costUsd === undefined ? {turns: 1} : {costUsd}})
-    const day = 86_400
-    expect(costTodayOf([ev(60, 0.5), ev(30, 0.25), ev(10), ev(5, 9, 'state'), ev(2 * day, 7)], NOW)).toBeCloseTo(0.75)
-    expect(costTodayOf([ev(2 * day, 7)], NOW)).toBeUndefined()
   })
 })

@@ -1,7 +1,7 @@
 // What runs cost and use, in words and figures: the list's cost, CPU and
 // memory cells, the detail's figures, the header's summary. Pure functions.
-import type {EngineEvent, RunResult, Totals} from '../api'
-import {duration, parseTime} from './time'
+import type {RunResult, Totals} from '../api'
+import {duration} from './time'
 
 /** "$0.43", "$12" — a row's cost; '' when none was reported. */
 export const money = (v?: number | null) => (v == null ? '' : v < 10 ? `$${v.toFixed(2)}` : `$${Math.round(v)}`)
@@ -66,29 +66,6 @@ export function figureRows(last?: RunResult | null, all?: Totals | null): [strin
     rows.push(['Reasoning tokens', (r) => tokens(r.reasoningOutputTokens)])
   }
   return rows.map(([label, f]) => [label, last ? f(last) : '—', all ? f(all) : '—'])
-}
-
-/** The local day of a time, "2026-05-01". */
-const dayOf = (ms: number) => {
-  const d = new Date(ms)
-  return `${d.getFullYear()}-${d.getMonth() + 1}-${d.getDate()}`
-}
-
-/**
- * Today's cost (local day) summed from the run:figures lines of a project's
- * events, as the engine sums it; for engines that do not send costToday
- * with the project. undefined when no run of today reported a cost.
- */
-export function costTodayOf(events: readonly EngineEvent[], now = Date.now()): number | undefined {
-  const today = dayOf(now)
-  let sum: number | undefined
-  for (const e of events) {
-    const cost = e.data?.costUsd
-    if (e.event !== 'run:figures' || typeof cost !== 'number') continue
-    const t = parseTime(e.time)
-    if (t !== null && dayOf(t) === today) sum = (sum ?? 0) + cost
-  }
-  return sum
 }
 
 /** "1 needs you", "3 need you". */

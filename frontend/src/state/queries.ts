@@ -5,7 +5,6 @@ import {useQueries, useQuery, useQueryClient, type QueryClient} from '@tanstack/
 import {toast} from 'sonner'
 import {api, EVENTS, getEngine, onEvent, type Agent, type EngineStatus, type Project, type StatsBatch, type SyncSummary} from '../api'
 import {feedOf, type FeedEntry} from '../lib/feed'
-import {costTodayOf} from '../lib/usage'
 
 export const keys = {
   projects: ['projects'] as const,
@@ -17,7 +16,6 @@ export const keys = {
   sandbox: ['sandbox'] as const,
   mcpConfig: ['mcpConfig'] as const,
   statsHistory: (projectId: string, agentId: string, startedAt: string) => ['statsHistory', projectId, agentId, startedAt] as const,
-  costToday: (projectId: string) => ['costToday', projectId] as const,
 }
 
 /** Events read for the feed, per project (the newest). */
@@ -62,18 +60,9 @@ export function useMCPConfig(enabled: boolean) {
   return useQuery({queryKey: keys.mcpConfig, queryFn: () => api.mcpConfig(), staleTime: Infinity, retry: false, enabled})
 }
 
-/** Events read to sum a project's cost of the day when the engine does not send it. */
-export const COST_EVENTS = 2000
-
-/** The project's cost today: the engine's figure when it sends one, else summed from its events. */
+/** The project's cost today, as the engine sums it (the project list is read again on every pushed state). */
 export function useCostToday(p: Project): number {
-  const sent = typeof p.costToday === 'number'
-  const {data} = useQuery({
-    queryKey: keys.costToday(p.id),
-    queryFn: async () => costTodayOf(await api.agents.events(p.id, '', COST_EVENTS) ?? []) ?? 0,
-    enabled: !sent,
-  })
-  return (sent ? p.costToday : data) ?? 0
+  return p.costToday ?? 0
 }
 
 export function useProjects() {
@@ -174,12 +163,10 @@ export function useEngineEvents() {
     // events overtook each other (wails dev's browser server sends each one
     // from a goroutine of its own) or one was lost.
     const lists = refresher(qc, keys.agents)
-    const costs = refresher(qc, keys.costToday, 2000)
     const offs = [
       onEvent(EVENTS.agentState, (rec) => {
         upsertAgent(qc, rec)
         lists.touch(rec.projectId)
-        if (rec.lastResult?.costUsd != null) costs.touch(rec.projectId) // a run that reported a cost may have ended
         feed.touch(rec.projectId)
         void qc.invalidateQueries({queryKey: keys.projects})
         void qc.invalidateQueries({queryKey: keys.events(rec.projectId, rec.id)})
@@ -225,7 +212,6 @@ export function useEngineEvents() {
       offs.forEach((off) => off())
       feed.stop()
       lists.stop()
-      costs.stop()
     }
   }, [qc])
 }

@@ -2,7 +2,6 @@ import {act, cleanup, fireEvent, render, screen} from '@testing-library/react'
 import {QueryClient, QueryClientProvider} from '@tanstack/react-query'
 import {beforeEach, describe, expect, it, vi} from 'vitest'
 import {api} from '../../api'
-import {COST_EVENTS} from '../../state/queries'
 import {useUI} from '../../state/ui'
 import {agent, at} from '../../test/fixtures'
 import {StopAllDialog} from './AgentDialogs'
@@ -102,17 +101,11 @@ describe('AgentsScreen', () => {
     expect(summary).toHaveTextContent('1 running1 needs you$0.25 today')
     expect(summary.querySelector('.cost-today')).toHaveAttribute('title', expect.stringContaining('$0.5000 in all'))
     expect(api.agents.watch).toHaveBeenCalledWith('p1')
-    expect(api.agents.events).not.toHaveBeenCalledWith('p1', '', COST_EVENTS) // the engine sent today's cost
   })
 
-  it('no cost today when no agent reports one; an engine that does not send it: summed from the events', async () => {
+  it('no cost today when no agent reports one', async () => {
     renderScreen()
     await screen.findByText('web')
     expect(document.querySelector('[data-summary] .cost-today')).toBeNull()
-    cleanup()
-    vi.mocked(api.agents.list).mockResolvedValue([agent({id: 'c', projectId: 'p1', status: 'completed', totals: {runs: 1, costUsd: 0.3}})])
-    vi.mocked(api.agents.events).mockResolvedValue([{time: new Date().toISOString(), event: 'run:figures', agentId: 'c', data: {costUsd: 0.3}}])
-    renderScreen()
-    await vi.waitFor(() => expect(document.querySelector('[data-summary] .cost-today')).toHaveTextContent('$0.30 today'))
   })
 })
