@@ -5,7 +5,6 @@ package api
 
 import (
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -54,6 +53,14 @@ type Engine interface {
 	StatsNow(projectID string) error
 	StatsHistory(projectID, agentID string) ([]store.Stats, error)
 	SandboxSupport() sandbox.Support
+}
+
+// Identities is what the API needs to know agents' callers: the agent a
+// credential belongs to, and what it owns (*supervisor.Engine has it). An
+// Engine without it knows only the user's token.
+type Identities interface {
+	AgentByCredential(token string) (supervisor.AgentRef, bool)
+	Owns(caller, target supervisor.AgentRef) bool
 }
 
 // PauseInput is the optional body of POST …/pause.
@@ -112,6 +119,7 @@ const (
 
 type handler struct {
 	eng   Engine
+	ids   Identities // nil: only the user's token is known
 	token []byte
 	opts  Options
 	mux   *http.ServeMux
@@ -121,61 +129,67 @@ type handler struct {
 // "Authorization: Bearer <token>".
 func New(eng Engine, token string, opts Options) http.Handler {
 	h := &handler{eng: eng, token: []byte(token), opts: opts, mux: http.NewServeMux()}
-	m := h.mux
-	m.HandleFunc("GET /v1/engine", h.engineStatus)
-	m.HandleFunc("GET /v1/engine/processes", h.allProcesses)
-	m.HandleFunc("GET /v1/events", h.stream)
-	m.HandleFunc("POST /v1/engine/quit", h.quit)
-	m.HandleFunc("GET /v1/engine/processes/{project}/{agent}", h.oneProcess)
+	h.ids, _ = eng.(Identities)
+	h.handle("GET /v1/engine", h.engineStatus)
+	h.handle("GET /v1/whoami", h.whoami)
+	h.handle("GET /v1/engine/processes", h.allProcesses)
+	h.handle("GET /v1/events", h.stream)
+	h.handle("POST /v1/engine/quit", h.quit)
+	h.handle("GET /v1/engine/processes/{project}/{agent}", h.oneProcess)
 
-	m.HandleFunc("GET /v1/projects", h.listProjects)
-	m.HandleFunc("POST /v1/projects", h.addProject)
-	m.HandleFunc("POST /v1/projects/{project}/select", h.selectProject)
-	m.HandleFunc("POST /v1/projects/{project}/stop-all", h.stopAll)
-	m.HandleFunc("GET /v1/projects/{project}/events", h.events)
+	h.handle("GET /v1/projects", h.listProjects)
+	h.handle("POST /v1/projects", h.addProject)
+	h.handle("POST /v1/projects/{project}/select", h.selectProject)
+	h.handle("POST /v1/projects/{project}/stop-all", h.stopAll)
+	h.handle("GET /v1/projects/{project}/events", h.events)
 
-	m.HandleFunc("GET /v1/projects/{project}/agents", h.listAgents)
-	m.HandleFunc("POST /v1/projects/{project}/agents", h.createAgent)
-	m.HandleFunc("GET /v1/projects/{project}/agents/{agent}", h.getAgent)
-	m.HandleFunc("DELETE /v1/projects/{project}/agents/{agent}", h.removeAgent)
-	m.HandleFunc("POST /v1/projects/{project}/agents/{agent}/start", h.startAgent)
-	m.HandleFunc("POST /v1/projects/{project}/agents/{agent}/stop", h.stopAgent)
-	m.HandleFunc("GET /v1/projects/{project}/agents/{agent}/log", h.logTail)
-	m.HandleFunc("GET /v1/projects/{project}/agents/{agent}/stats", h.statsHistory)
-	m.HandleFunc("POST /v1/projects/{project}/agents/{agent}/resume", h.resumeAgent)
-	m.HandleFunc("PUT /v1/projects/{project}/agents/{agent}", h.updateAgent)
-	m.HandleFunc("GET /v1/projects/{project}/settings", h.getSettings)
-	m.HandleFunc("PUT /v1/projects/{project}/settings", h.putSettings)
-	m.HandleFunc("GET /v1/projects/{project}", h.getProject)
-	m.HandleFunc("POST /v1/projects/{project}/pause", h.pauseProject)
-	m.HandleFunc("POST /v1/projects/{project}/unpause", h.unpauseProject)
-	m.HandleFunc("POST /v1/projects/{project}/agents/{agent}/pause", h.pauseAgent)
-	m.HandleFunc("POST /v1/projects/{project}/agents/{agent}/unpause", h.unpauseAgent)
-	m.HandleFunc("PATCH /v1/projects/{project}", h.renameProject)
-	m.HandleFunc("DELETE /v1/projects/{project}", h.removeProject)
+	h.handle("GET /v1/projects/{project}/agents", h.listAgents)
+	h.handle("POST /v1/projects/{project}/agents", h.createAgent)
+	h.handle("GET /v1/projects/{project}/agents/{agent}", h.getAgent)
+	h.handle("DELETE /v1/projects/{project}/agents/{agent}", h.removeAgent)
+	h.handle("POST /v1/projects/{project}/agents/{agent}/start", h.startAgent)
+	h.handle("POST /v1/projects/{project}/agents/{agent}/stop", h.stopAgent)
+	h.handle("GET /v1/projects/{project}/agents/{agent}/log", h.logTail)
+	h.handle("GET /v1/projects/{project}/agents/{agent}/stats", h.statsHistory)
+	h.handle("POST /v1/projects/{project}/agents/{agent}/resume", h.resumeAgent)
+	h.handle("PUT /v1/projects/{project}/agents/{agent}", h.updateAgent)
+	h.handle("GET /v1/projects/{project}/settings", h.getSettings)
+	h.handle("PUT /v1/projects/{project}/settings", h.putSettings)
+	h.handle("GET /v1/projects/{project}", h.getProject)
+	h.handle("POST /v1/projects/{project}/pause", h.pauseProject)
+	h.handle("POST /v1/projects/{project}/unpause", h.unpauseProject)
+	h.handle("POST /v1/projects/{project}/agents/{agent}/pause", h.pauseAgent)
+	h.handle("POST /v1/projects/{project}/agents/{agent}/unpause", h.unpauseAgent)
+	h.handle("PATCH /v1/projects/{project}", h.renameProject)
+	h.handle("DELETE /v1/projects/{project}", h.removeProject)
 	return h
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !h.authorised(r) {
+	c, ok := h.identify(r)
+	if !ok {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="shepherd"`)
 		writeError(w, http.StatusUnauthorized, "Unauthorized",
 			"missing or wrong bearer token (see engine.json)")
 		return
 	}
-	if _, pattern := h.mux.Handler(r); pattern == "" {
+	_, pattern := h.mux.Handler(r)
+	if pattern == "" {
 		h.noRoute(w, r)
 		return
 	}
-	h.mux.ServeHTTP(w, r)
+	h.mux.ServeHTTP(w, r.WithContext(withCaller(r.Context(), c)))
 }
 
-func (h *handler) authorised(r *http.Request) bool {
-	scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") || len(h.token) == 0 {
-		return false
-	}
-	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), h.token) == 1
+// handle registers fn for pattern behind the caller's access check (the
+// check needs the pattern's path values, which the mux sets).
+func (h *handler) handle(pattern string, fn http.HandlerFunc) {
+	h.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		if !h.allow(w, r, pattern, CallerOf(r)) {
+			return
+		}
+		fn(w, r)
+	})
 }
 
 // noRoute answers an unknown path (404) or a known path with the wrong
@@ -241,7 +255,7 @@ func (h *handler) allProcesses(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	recs := h.eng.AllAgents()
+	recs := h.visible(CallerOf(r), h.eng.AllAgents())
 	if recs == nil {
 		recs = []*store.Record{}
 	}
@@ -268,6 +282,15 @@ func (h *handler) oneProcess(w http.ResponseWriter, r *http.Request) {
 // listProjects answers every project with its state (pause, queue).
 func (h *handler) listProjects(w http.ResponseWriter, r *http.Request) {
 	ps := h.eng.ProjectViews()
+	if c := CallerOf(r); !c.User {
+		mine := []supervisor.ProjectView{}
+		for _, p := range ps {
+			if p.ID == c.Agent.ProjectID {
+				mine = append(mine, p)
+			}
+		}
+		ps = mine
+	}
 	if ps == nil {
 		ps = []supervisor.ProjectView{}
 	}
@@ -404,6 +427,7 @@ func (h *handler) listAgents(w http.ResponseWriter, r *http.Request) {
 		writeEngineError(w, err)
 		return
 	}
+	recs = h.visible(CallerOf(r), recs)
 	if recs == nil {
 		recs = []*store.Record{}
 	}
@@ -418,6 +442,10 @@ func (h *handler) createAgent(w http.ResponseWriter, r *http.Request) {
 	if spec.TimeoutSec < 0 || spec.GraceSec < 0 {
 		writeError(w, http.StatusBadRequest, "ValidationError", "timeoutSec and graceSec must not be negative")
 		return
+	}
+	if c := CallerOf(r); !c.User {
+		// On the agent's behalf: sandboxed, at most its own grants, and its.
+		spec.Caller, spec.Parent = c.Agent, c.Agent.AgentID
 	}
 	rec, err := h.eng.CreateAgent(r.PathValue("project"), spec)
 	if err != nil {
@@ -488,6 +516,14 @@ func (h *handler) updateAgent(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	spec.ID = r.PathValue("agent")
+	if c := CallerOf(r); !c.User {
+		cur, err := h.eng.GetAgent(r.PathValue("project"), spec.ID)
+		if err != nil {
+			writeEngineError(w, err)
+			return
+		}
+		spec.Caller, spec.Parent = c.Agent, cur.Parent
+	}
 	rec, err := h.eng.UpdateAgent(r.PathValue("project"), spec)
 	if err != nil {
 		writeEngineError(w, err)

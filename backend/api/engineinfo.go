@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 
 	"github.com/google/renameio/v2"
+
+	"shepherd/backend/supervisor"
 )
 
 // EngineInfo is what a running engine writes to engine.json so that the CLI
@@ -77,4 +79,29 @@ func RemoveEngineInfo(path string, info EngineInfo) error {
 		return nil
 	}
 	return os.Remove(path)
+}
+
+// AgentEngineInfo is the engine as an agent Shepherd started knows it: the
+// API address and the agent's own credential from its environment. ok is
+// false outside such an agent.
+func AgentEngineInfo() (EngineInfo, bool) {
+	tok, url := os.Getenv(supervisor.EnvAgentToken), os.Getenv(supervisor.EnvAPIURL)
+	if tok == "" {
+		return EngineInfo{}, false
+	}
+	return EngineInfo{URL: url, Token: tok}, true
+}
+
+// DiscoverEngine is how a client finds the engine: inside an agent, with
+// that agent's identity and only with it (its credential; the user's
+// engine.json is not even looked at); otherwise through engine.json.
+func DiscoverEngine(engineFile string) (info EngineInfo, asAgent bool, err error) {
+	if info, ok := AgentEngineInfo(); ok {
+		if info.URL == "" {
+			return info, true, fmt.Errorf("this agent was given a credential but no API address (%s is empty): its engine has no API", supervisor.EnvAPIURL)
+		}
+		return info, true, nil
+	}
+	info, err = ReadEngineInfo(engineFile)
+	return info, false, err
 }

@@ -269,3 +269,10 @@ func (r *Remote) Status(ctx context.Context) (EngineStatus, error) {
 	}
 	return st, nil
 }
+
+// Whoami asks the engine who this client is to it: the user, or the agent
+// whose credential it holds.
+func (r *Remote) Whoami(ctx context.Context) (Whoami, error) {
+	var w Whoami
+	return w, r.call(ctx, http.MethodGet, "/v1/whoami", nil, &w)
+}

@@ -136,13 +136,22 @@ type env struct {
 	client         *api.Client
 }
 
-// connect finds the running engine through engine.json. A missing or
-// unreadable file, or one left by an engine that is gone, means no engine.
+// connect finds the running engine: inside an agent Shepherd started,
+// with that agent's own credential (and only it); otherwise through
+// engine.json. A missing or unreadable file, or one left by an engine that
+// is gone, means no engine.
 func (e *env) connect() (*api.Client, error) {
 	if e.client != nil {
 		return e.client, nil
 	}
-	info, err := api.ReadEngineInfo(paths.Default().EngineFile())
+	info, asAgent, err := api.DiscoverEngine(paths.Default().EngineFile())
+	if asAgent {
+		if err != nil {
+			return nil, err
+		}
+		e.client = api.NewClient(info)
+		return e.client, nil
+	}
 	if err != nil {
 		return nil, errNoEngine
 	}

@@ -57,22 +57,38 @@ func (e *env) mcpInstall(printOnly bool) error {
 }
 
 // serveMCP runs the MCP server on stdin/stdout until the client leaves. It
-// talks to the running engine; with none, it starts one for the session
-// (and says so on stderr; the agents it starts outlive it, as always).
+// talks to the running engine. Inside an agent Shepherd started, it acts
+// with that agent's credential and identity only (the engine says who it
+// is: nothing the agent could change in its environment decides it), and
+// never starts an engine of its own. Started by the user with no engine
+// running, it starts one for the session (and says so on stderr; the
+// agents it starts outlive it, as always).
 func (e *env) serveMCP() error {
 	cwd, err := os.Getwd()
 	if err != nil {
 		return err
 	}
-	cfg := mcpserver.Config{Cwd: cwd, Version: Version,
-		Caller: mcpserver.Caller{ProjectID: os.Getenv("SHEPHERD_PROJECT_ID"), AgentID: os.Getenv("SHEPHERD_AGENT_ID")}}
-	if info, err := api.ReadEngineInfo(paths.Default().EngineFile()); err == nil {
+	cfg := mcpserver.Config{Cwd: cwd, Version: Version}
+	info, asAgent, derr := api.DiscoverEngine(paths.Default().EngineFile())
+	switch {
+	case asAgent && derr != nil:
+		cfg.EngineErr = derr
+	case asAgent:
+		r := api.NewRemote(info)
+		who, err := r.Whoami(e.ctx)
+		if err != nil {
+			cfg.EngineErr = fmt.Errorf("cannot reach Shepherd's engine at %s with this agent's credential: %w", info.URL, err)
+			break
+		}
+		cfg.Engine = r
+		cfg.Caller = mcpserver.Caller{ProjectID: who.ProjectID, AgentID: who.AgentID}
+	case derr == nil:
 		r := api.NewRemote(info)
 		if _, err := r.Status(e.ctx); err == nil {
 			cfg.Engine = r
 		}
 	}
-	if cfg.Engine == nil {
+	if cfg.Engine == nil && !asAgent {
 		h, err := Start(e.ctx, ServeOptions{Console: e.stderr})
 		if err != nil {
 			cfg.EngineErr = err
@@ -82,6 +98,9 @@ func (e *env) serveMCP() error {
 			cfg.Engine = api.NewRemote(h.Info)
 			fmt.Fprintf(e.stderr, "shepherd mcp: no engine was running; started one (pid %d) for this session — the app or `shepherd serve` can take over later\n", h.Info.PID)
 		}
+	}
+	if cfg.EngineErr != nil && asAgent {
+		fmt.Fprintf(e.stderr, "shepherd mcp: %v\n", cfg.EngineErr)
 	}
 	err = mcpserver.New(cfg).Run(e.ctx, &mcp.StdioTransport{})
 	if errors.Is(err, context.Canceled) {

@@ -116,6 +116,9 @@ func Start(ctx context.Context, opts ServeOptions) (_ *Host, err error) {
 		Emitter:  h.Bus,
 		Notifier: opts.Notifier,
 		Logger:   h.Logger,
+		// Hidden from every sandboxed agent: the records and logs, the app
+		// log, the preferences, and engine.json with the API token.
+		Private: []string{p.Data, p.State, p.Config, p.Runtime},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("start the engine: %w", err)
@@ -133,6 +136,7 @@ func Start(ctx context.Context, opts ServeOptions) (_ *Host, err error) {
 		return nil, err
 	}
 	h.Info = api.EngineInfo{URL: h.server.URL, Token: token, PID: os.Getpid()}
+	h.Engine.SetAPIURL(h.server.URL)
 	if err := api.WriteEngineInfo(p.EngineFile(), h.Info); err != nil {
 		return nil, err
 	}

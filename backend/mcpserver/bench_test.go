@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"shepherd/backend/mcpserver"
 )
 
 // BenchmarkToolLatency is what an agent waits for a tool call, over the
@@ -15,7 +14,7 @@ import (
 //
 //	go test ./backend/mcpserver -run '^$' -bench ToolLatency -benchtime 100x
 func BenchmarkToolLatency(b *testing.B) {
-	en := start(b, mcpserver.Caller{})
+	en := start(b)
 	// A process whose log already holds 1,000 lines.
 	en.ok("create_process", map[string]any{"id": "lines", "command": "/bin/sh",
 		"args": []string{"-c", `i=0; while [ $i -lt 1000 ]; do echo "line $i of the log"; i=$((i+1)); done`}})

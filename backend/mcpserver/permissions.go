@@ -4,16 +4,12 @@ import (
 	"shepherd/backend/supervisor"
 )
 
-// applyPermissions puts the sandbox on the spec: what an agent creates
-// through MCP is always sandboxed (no permissions: no network, no writes but
-// its log), and on the calling agent's behalf, so the engine refuses a grant
-// beyond the caller's own (PermissionDenied). Without a caller (the server
-// was started by the user, not by an agent of Shepherd's) the user's grants
-// apply, but the process is still sandboxed.
-func applyPermissions(spec *supervisor.AgentSpec, perms []string, caller Caller) {
+// applyPermissions puts the sandbox on the spec: what is created through
+// MCP is always sandboxed (no permissions: no network, no writes but its
+// log). Whose behalf it is created on, and so what may be granted, the
+// engine decides from the credential the server calls with: an agent's own
+// (then at most its grants, and the process is its), or the user's.
+func applyPermissions(spec *supervisor.AgentSpec, perms []string) {
 	p := append([]string{}, perms...)
 	spec.Permissions = &p
-	if caller.AgentID != "" && caller.ProjectID != "" {
-		spec.Caller = &supervisor.AgentRef{ProjectID: caller.ProjectID, AgentID: caller.AgentID}
-	}
 }

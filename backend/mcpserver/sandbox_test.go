@@ -5,14 +5,13 @@ import (
 	"path/filepath"
 	"testing"
 
-	"shepherd/backend/mcpserver"
 	"shepherd/backend/supervisor"
 )
 
 // What an agent creates through MCP runs sandboxed by default — for real:
 // its write in the project folder fails — and a grant lets it write.
 func TestSandboxedByDefault(t *testing.T) {
-	en := start(t, mcpserver.Caller{})
+	en := start(t)
 	target := filepath.Join(en.cwd, "x")
 	script := `touch ` + target + ` 2>/dev/null; echo "rc=$?"`
 	p := en.ok("create_process", map[string]any{"id": "plain", "command": "/bin/sh", "args": []string{"-c", script}})
@@ -41,12 +40,9 @@ func TestSandboxedByDefault(t *testing.T) {
 
 // A calling agent grants at most what it holds.
 func TestCallerPermissions(t *testing.T) {
-	en := start(t, mcpserver.Caller{AgentID: "claude-1"})
-	pid := en.remote.ProjectViews()[0].ID
+	en := start(t)
 	// claude-1 is unsandboxed: it holds the network and writes in its cwd.
-	if _, err := en.host.Engine.CreateAgent(pid, supervisor.AgentSpec{ID: "claude-1", Command: "sleep", Args: []string{"300"}, Cwd: en.cwd}); err != nil {
-		t.Fatal(err)
-	}
+	pid := en.becomeAgent(supervisor.AgentSpec{ID: "claude-1", Command: "sleep", Args: []string{"300"}})
 	en.ok("create_process", map[string]any{"id": "ok", "command": "true", "permissions": []string{"@network", "@write:" + en.cwd}})
 	en.fails("create_process", map[string]any{"id": "far", "command": "true", "permissions": []string{"@write:/"}},
 		"PermissionDenied: agent 'far': permission denied: agent 'claude-1' cannot grant @write:/")
@@ -55,12 +51,9 @@ func TestCallerPermissions(t *testing.T) {
 	}
 
 	// A sandboxed caller with no grants can grant nothing.
-	en2 := start(t, mcpserver.Caller{AgentID: "boxed"})
-	pid2 := en2.remote.ProjectViews()[0].ID
+	en2 := start(t)
 	none := []string{}
-	if _, err := en2.host.Engine.CreateAgent(pid2, supervisor.AgentSpec{ID: "boxed", Command: "true", Permissions: &none}); err != nil {
-		t.Fatal(err)
-	}
+	en2.becomeAgent(supervisor.AgentSpec{ID: "boxed", Command: "sleep", Args: []string{"300"}, Permissions: &none})
 	en2.fails("create_process", map[string]any{"id": "net", "command": "true", "permissions": []string{"@network"}},
 		"PermissionDenied: agent 'net': permission denied: agent 'boxed' cannot grant @network")
 	en2.ok("create_process", map[string]any{"id": "quiet", "command": "true"})

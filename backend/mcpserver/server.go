@@ -34,8 +34,10 @@ const (
 	waitPollPeriod = 100 * time.Millisecond
 )
 
-// Caller is the agent that runs this MCP server, when Shepherd started it
-// (the engine gives every agent SHEPHERD_PROJECT_ID and SHEPHERD_AGENT_ID).
+// Caller is the agent that runs this MCP server, when Shepherd started it:
+// as the engine identified it by the agent's credential (GET /v1/whoami).
+// It only picks the project; what the agent may do is the engine's
+// decision, made from the credential on every call.
 type Caller struct {
 	ProjectID string
 	AgentID   string
@@ -224,10 +226,7 @@ func (s *server) create(ctx context.Context, _ *mcp.CallToolRequest, in CreateIn
 	if spec.Cwd == "" {
 		spec.Cwd = s.cfg.Cwd
 	}
-	if s.cfg.Caller.AgentID != "" && s.cfg.Caller.ProjectID == pid {
-		spec.Parent = s.cfg.Caller.AgentID
-	}
-	applyPermissions(&spec, in.Permissions, s.cfg.Caller)
+	applyPermissions(&spec, in.Permissions)
 	r, err := e.CreateAgent(pid, spec)
 	if err != nil {
 		return nil, Process{}, toolError(err)

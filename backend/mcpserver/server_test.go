@@ -50,7 +50,7 @@ type env struct {
 
 // start runs a real engine (with its API) and an MCP server on it, and
 // connects an MCP client to the server in memory.
-func start(t testing.TB, caller mcpserver.Caller) *env {
+func start(t testing.TB) *env {
 	t.Helper()
 	root := t.TempDir()
 	p := paths.Paths{Data: filepath.Join(root, "data"), State: filepath.Join(root, "state"), Runtime: filepath.Join(root, "run")}
@@ -83,15 +83,70 @@ func start(t testing.TB, caller mcpserver.Caller) *env {
 			}
 		}
 	})
-	if caller.AgentID != "" {
-		pr, _, err := h.Engine.AddProject(en.cwd, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		caller.ProjectID = pr.ID
-	}
-	en.cs = en.connect(mcpserver.Config{Engine: en.remote, Cwd: en.cwd, Caller: caller, Version: "test"})
+	en.cs = en.connect(mcpserver.Config{Engine: en.remote, Cwd: en.cwd, Version: "test"})
 	return en
+}
+
+// becomeAgent creates and starts the agent spec in the project of the
+// server's folder and reconnects the MCP server as `shepherd mcp` runs
+// inside that agent: with the credential the engine gave its run (read
+// from the agent's environment, as its own processes see it) and the
+// identity the engine answers for it.
+func (en *env) becomeAgent(spec supervisor.AgentSpec) string {
+	en.t.Helper()
+	pr, _, err := en.host.Engine.AddProject(en.cwd, "")
+	if err != nil {
+		en.t.Fatal(err)
+	}
+	if spec.Cwd == "" {
+		spec.Cwd = en.cwd
+	}
+	if _, err := en.host.Engine.CreateAgent(pr.ID, spec); err != nil {
+		en.t.Fatal(err)
+	}
+	rec, err := en.host.Engine.StartAgent(context.Background(), pr.ID, spec.ID)
+	if err != nil {
+		en.t.Fatal(err)
+	}
+	tok := agentToken(en.t, rec.PID)
+	r := api.NewRemote(api.EngineInfo{URL: en.host.Info.URL, Token: tok})
+	who, err := r.Whoami(context.Background())
+	if err != nil || who.User || who.AgentID != spec.ID || who.ProjectID != pr.ID {
+		en.t.Fatalf("whoami with %s's credential: %+v %v", spec.ID, who, err)
+	}
+	en.cs = en.connect(mcpserver.Config{Engine: r, Cwd: en.cwd, Caller: mcpserver.Caller{ProjectID: who.ProjectID, AgentID: who.AgentID}, Version: "test"})
+	return pr.ID
+}
+
+// agentToken reads the credential from the environment of the agent's
+// process (or, for a sandboxed agent, of the agent inside its box: a child
+// of the box's init, whichever thread started it).
+func agentToken(t testing.TB, pid int) string {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		pids := []int{pid}
+		files, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+		for _, cf := range files {
+			b, _ := os.ReadFile(cf)
+			for _, f := range strings.Fields(string(b)) {
+				var c int
+				fmt.Sscan(f, &c)
+				pids = append(pids, c)
+			}
+		}
+		for _, p := range pids {
+			b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", p))
+			for _, kv := range strings.Split(string(b), "\x00") {
+				if v, ok := strings.CutPrefix(kv, supervisor.EnvAgentToken+"="); ok {
+					return v
+				}
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("no %s in the environment of agent pid %d", supervisor.EnvAgentToken, pid)
+	return ""
 }
 
 func (en *env) connect(cfg mcpserver.Config) *mcp.ClientSession {
@@ -154,7 +209,7 @@ func (en *env) fails(name string, args map[string]any, want string) {
 // A dev server's life through the tools: create, start, wait for its
 // readiness line, look at it, stop it with a grace, remove it.
 func TestDevServerThroughTools(t *testing.T) {
-	en := start(t, mcpserver.Caller{})
+	en := start(t)
 	p := en.ok("create_process", map[string]any{"id": "web", "command": "/bin/sh",
 		"args": []string{"-c", `echo booting; sleep 0.3; echo "ready on :3000"; trap 'echo bye; exit 0' TERM; while :; do sleep 0.1; done`}})
 	if p["status"] != "not_started" {
@@ -202,7 +257,7 @@ func TestDevServerThroughTools(t *testing.T) {
 
 // Seed 000's errors, as tool errors with its names and messages.
 func TestSeedErrors(t *testing.T) {
-	en := start(t, mcpserver.Caller{})
+	en := start(t)
 	en.ok("create_process", map[string]any{"id": "a", "command": "/bin/sh", "args": []string{"-c", "sleep 300"}})
 	en.fails("create_process", map[string]any{"id": "a", "command": "true"}, "ProcessAlreadyExists: Process 'a' already exists")
 	en.fails("start_process", map[string]any{"id": "nope"}, "ProcessNotFound: Process 'nope' not found")
@@ -216,7 +271,7 @@ func TestSeedErrors(t *testing.T) {
 
 // TC-001..TC-004 of seed 000, through MCP.
 func TestSeedCases(t *testing.T) {
-	en := start(t, mcpserver.Caller{})
+	en := start(t)
 	// TC-001: create → not_started, start → running, stop → stopped.
 	if p := en.ok("create_process", map[string]any{"id": "tc1", "command": "sleep", "args": []string{"300"}}); p["status"] != "not_started" {
 		t.Fatalf("TC-001 create: %v", p)
@@ -270,7 +325,7 @@ func TestSeedCases(t *testing.T) {
 
 // Bad input: each names what was wrong; nothing is created.
 func TestBadInput(t *testing.T) {
-	en := start(t, mcpserver.Caller{})
+	en := start(t)
 	en.fails("create_process", map[string]any{"id": "a", "command": "true", "colour": "red"}, "colour")
 	en.fails("create_process", map[string]any{"id": "a", "command": 5}, "command")
 	en.fails("create_process", map[string]any{"command": "true"}, "id")
@@ -299,11 +354,8 @@ func TestBadInput(t *testing.T) {
 // Processes an agent creates are marked with it, listed as its own, and
 // stopped when it is removed.
 func TestParentAgent(t *testing.T) {
-	en := start(t, mcpserver.Caller{AgentID: "claude-1"})
-	pid := en.remote.ProjectViews()[0].ID
-	if _, err := en.host.Engine.CreateAgent(pid, supervisorSpec("claude-1")); err != nil {
-		t.Fatal(err)
-	}
+	en := start(t)
+	pid := en.becomeAgent(supervisorSpec("claude-1"))
 	en.ok("create_process", map[string]any{"id": "dev", "command": "sleep", "args": []string{"300"}})
 	en.ok("create_process", map[string]any{"id": "keep", "command": "sleep", "args": []string{"300"}, "stop_with_parent": false})
 	en.ok("start_process", map[string]any{"id": "dev"})
@@ -315,7 +367,8 @@ func TestParentAgent(t *testing.T) {
 	if len(mine) != 2 || mine[0].(map[string]any)["parent"] != "claude-1" {
 		t.Fatalf("list of mine: %v", mine)
 	}
-	if all := en.ok("list_processes", map[string]any{"all": true})["processes"].([]any); len(all) != 4 {
+	// All it may see: itself and its own, never the user's other agent.
+	if all := en.ok("list_processes", map[string]any{"all": true})["processes"].([]any); len(all) != 3 {
 		t.Fatalf("list of all: %d", len(all))
 	}
 	if err := en.host.Engine.RemoveAgent(context.Background(), pid, "claude-1", true, false); err != nil {
@@ -363,7 +416,7 @@ func supervisorSpec(id string) supervisor.AgentSpec {
 
 // Tools are called at once by some clients: resolving the project is safe.
 func TestConcurrentCalls(t *testing.T) {
-	en := start(t, mcpserver.Caller{})
+	en := start(t)
 	var wg sync.WaitGroup
 	for i := 0; i < 8; i++ {
 		wg.Add(1)

@@ -79,6 +79,8 @@ type Spec struct {
 	RunFile  string // where the shim writes the pids once the agent runs
 	Grace    time.Duration
 	Sandbox  string // sandbox.json: the shim runs the agent sandboxed ("": not)
+	// Hide are folders a sandboxed agent must not see (Shepherd's own).
+	Hide []string
 }
 
 // Identity is what a record keeps to find a process again: the agent's pid
@@ -114,6 +116,9 @@ func (r *Runner) Prepare(spec Spec) (*Pending, error) {
 	defer logf.Close()
 	opts := shim.Options{Path: spec.Path, Argv: spec.Argv, Dir: spec.Dir, Log: spec.Log,
 		ExitFile: spec.ExitFile, RunFile: spec.RunFile, Grace: spec.Grace, GoAhead: true, Sandbox: spec.Sandbox}
+	if spec.Sandbox != "" {
+		opts.Hide = spec.Hide
+	}
 	cmd := exec.Command(r.Shim, opts.Args()...)
 	cmd.Env = spec.Env
 	cmd.Dir = spec.Dir

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 )
 
@@ -26,6 +27,9 @@ func User() Holder { return Holder{All: true, Name: "the user"} }
 // it is sandboxed (g != nil), else the network and writes in its cwd.
 func AgentHolder(name string, g *Grants, cwd string) Holder {
 	if g == nil {
+		if real, err := filepath.EvalSymlinks(cwd); err == nil {
+			cwd = real
+		}
 		return Holder{Name: name, Network: true, WriteDirs: []string{cwd}}
 	}
 	return Holder{Name: name, Network: g.Network, WriteDirs: append([]string{}, g.WriteDirs...)}

@@ -5,7 +5,6 @@ package sandbox
 import (
 	"fmt"
 	"os"
-	"syscall"
 )
 
 // SandboxExec is macOS's Seatbelt runner.
@@ -25,14 +24,11 @@ func Detect(probe []string) Support {
 	return s
 }
 
-// ProcAttr is how a sandboxed agent is started: as every agent, the
-// profile (see Wrap) does the rest.
-func ProcAttr(g Grants) *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
 
 // Wrap returns the path and argv that run path with argv under g's Seatbelt
-// profile.
-func Wrap(g Grants, logPath, path string, argv []string) (string, []string) {
-	a := []string{"sandbox-exec", "-p", SeatbeltProfile(g, logPath), path}
+// profile, with the hide folders unreadable.
+func Wrap(g Grants, logPath string, hide []string, path string, argv []string) (string, []string) {
+	a := []string{"sandbox-exec", "-p", SeatbeltProfile(g, logPath, hide), path}
 	if len(argv) > 1 {
 		a = append(a, argv[1:]...)
 	}

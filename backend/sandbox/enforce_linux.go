@@ -4,16 +4,16 @@ package sandbox
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
-	"syscall"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
 
-// Detect finds what this machine can enforce. probe is a command that exits
-// 0 at once (the shim's --sandbox-probe): it is started in a new user and
-// network namespace, exactly as a sandboxed agent is, to prove that works.
+// Detect finds what this machine can enforce. probe is the shim's
+// --sandbox-probe: it builds a box exactly as for an agent without @network
+// (user, mount, PID, IPC and network namespaces, the read-only re-mount,
+// Landlock) and runs nothing in it, proving that all of it works here.
 func Detect(probe []string) Support {
 	s := Support{OS: "linux"}
 	abi, err := LandlockABI()
@@ -30,9 +30,8 @@ func Detect(probe []string) Support {
 		return s
 	}
 	cmd := exec.Command(probe[0], probe[1:]...)
-	cmd.SysProcAttr = ProcAttr(Grants{})
 	if out, err := cmd.CombinedOutput(); err != nil {
-		s.NetNSError = fmt.Sprintf("cannot create a user and network namespace (%v%s); unprivileged user namespaces may be disabled (sysctl kernel.unprivileged_userns_clone, user.max_user_namespaces, or an AppArmor rule)", err, trimOut(out))
+		s.NetNSError = fmt.Sprintf("cannot build the sandbox's namespaces (%v%s); unprivileged user namespaces may be disabled (sysctl kernel.unprivileged_userns_clone, user.max_user_namespaces, or an AppArmor rule)", err, trimOut(out))
 	} else {
 		s.NetNS = true
 	}
@@ -43,27 +42,10 @@ func trimOut(b []byte) string {
 	if len(b) == 0 {
 		return ""
 	}
-	if len(b) > 200 {
-		b = b[:200]
+	if len(b) > 300 {
+		b = b[:300]
 	}
-	return ": " + string(b)
-}
-
-// ProcAttr is how a sandboxed agent is started: in a process group of its
-// own (as every agent) and, without @network, in a new network namespace —
-// only a loopback, down, so no route anywhere, the host's own loopback
-// services included — inside a new user namespace (what lets an
-// unprivileged process make one) that maps the user to itself, so files it
-// reads keep their owner.
-func ProcAttr(g Grants) *syscall.SysProcAttr {
-	a := &syscall.SysProcAttr{Setpgid: true}
-	if !g.Network {
-		a.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET
-		a.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
-		a.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
-		a.GidMappingsEnableSetgroups = false
-	}
-	return a
+	return ": " + strings.TrimSpace(string(b))
 }
 
 // LandlockABI is the kernel's Landlock ABI version (an error when it has

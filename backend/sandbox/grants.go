@@ -40,8 +40,8 @@ type Grants struct {
 }
 
 // Parse validates tags and returns the grants they make. Every error names
-// the tag that was wrong. Paths are cleaned and must be absolute folders
-// that exist. Duplicates are dropped; @read: tags are kept in Permissions
+// the tag that was wrong. Paths are cleaned, must be absolute folders that
+// exist, and are resolved to the real folder (symlinks followed). Duplicates are dropped; @read: tags are kept in Permissions
 // (they were asked for) but grant nothing.
 func Parse(tags []string) (Grants, error) {
 	g := Grants{WriteDirs: []string{}, Permissions: []string{}}
@@ -61,6 +61,11 @@ func Parse(tags []string) (Grants, error) {
 				return Grants{}, fmt.Errorf("%w %q: the folder must be an absolute path", ErrInvalid, raw)
 			}
 			dir = filepath.Clean(dir)
+			// Resolved once, to the real folder: a symlink on the path (in a
+			// granted folder, or swapped in later) never widens a grant.
+			if real, err := filepath.EvalSymlinks(dir); err == nil {
+				dir = real
+			}
 			fi, err := os.Stat(dir)
 			switch {
 			case errors.Is(err, os.ErrNotExist):

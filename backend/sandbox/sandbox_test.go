@@ -107,8 +107,18 @@ func TestSupportCheckSaysWhatIsMissing(t *testing.T) {
 		t.Fatal(err)
 	}
 	noNS := Support{OS: "linux", Landlock: true, LandlockABI: 7, NetNSError: "userns off"}
-	if err := noNS.Check(Grants{Network: true}); err != nil {
-		t.Fatalf("@network needs no namespace: %v", err)
+	// The box's namespaces are needed with @network too: always a user
+	// namespace, a read-only file system, Shepherd's folders hidden.
+	if err := noNS.Check(Grants{Network: true}); !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "userns off") {
+		t.Fatalf("@network without namespaces: %v", err)
+	}
+	// With the network, abstract sockets are scoped by Landlock ABI 6.
+	old := Support{OS: "linux", Landlock: true, LandlockABI: 5, NetNS: true}
+	if err := old.Check(Grants{Network: true}); !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "ABI 6") {
+		t.Fatalf("@network on ABI 5: %v", err)
+	}
+	if err := old.Check(Grants{}); err != nil {
+		t.Fatalf("no network on ABI 5 (the network namespace holds abstract sockets): %v", err)
 	}
 	if err := noNS.Check(Grants{}); !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "userns off") {
 		t.Fatal(err)
@@ -127,7 +137,7 @@ func TestSupportCheckSaysWhatIsMissing(t *testing.T) {
 }
 
 func TestSeatbeltProfile(t *testing.T) {
-	p := SeatbeltProfile(Grants{WriteDirs: []string{"/Users/me/proj", `/tmp/we"ird`}}, "/Users/me/log")
+	p := SeatbeltProfile(Grants{WriteDirs: []string{"/Users/me/proj", `/tmp/we"ird`}}, "/Users/me/log", nil)
 	for _, want := range []string{"(version 1)", "(allow default)", "(deny file-write*)", `(subpath "/Users/me/proj")`,
 		`(subpath "/tmp/we\"ird")`, `(literal "/Users/me/log")`, `(literal "/dev/null")`, "(deny network*)"} {
 		if !strings.Contains(p, want) {
@@ -139,8 +149,14 @@ func TestSeatbeltProfile(t *testing.T) {
 	if strings.Index(p, "(deny file-write*)") > strings.Index(p, "(allow file-write*") {
 		t.Error("allow before deny")
 	}
-	if strings.Contains(SeatbeltProfile(Grants{Network: true}, ""), "network") {
+	if strings.Contains(SeatbeltProfile(Grants{Network: true}, "", nil), "(deny network*)") {
 		t.Error("@network still denies the network")
+	}
+	hid := SeatbeltProfile(Grants{}, "", []string{"/Users/me/Library/Application Support/shepherd"})
+	for _, want := range []string{"(deny file-read* file-write*\n  (subpath \"/Users/me/Library/Application Support/shepherd\")", "(deny signal)", "(deny ipc-sysv*)"} {
+		if !strings.Contains(hid, want) {
+			t.Errorf("profile lacks %q:\n%s", want, hid)
+		}
 	}
 	if strings.Count(p, "(") != strings.Count(p, ")") {
 		t.Errorf("unbalanced profile:\n%s", p)

@@ -12,8 +12,10 @@ var ErrUnavailable = errors.New("sandbox unavailable")
 // Support is what this machine can enforce, found once by Detect.
 type Support struct {
 	OS string `json:"os"`
-	// Linux: Landlock (filesystem) and its ABI version, and network
-	// namespaces (no network) through an unprivileged user namespace.
+	// Linux: Landlock (filesystem rules, and from ABI 6 signal and
+	// abstract-socket scoping) and its ABI version, and the box's
+	// namespaces (user, mount, PID, IPC, network: NetNS is all of them,
+	// proved by building one).
 	Landlock      bool   `json:"landlock"`
 	LandlockABI   int    `json:"landlockAbi,omitempty"`
 	LandlockError string `json:"landlockError,omitempty"`
@@ -38,8 +40,11 @@ func (s Support) Check(g Grants) error {
 		if !s.Landlock {
 			missing = append(missing, "Landlock, which keeps writes to the granted folders: "+orUnknown(s.LandlockError))
 		}
-		if !g.Network && !s.NetNS {
-			missing = append(missing, "a network namespace, which takes the network away: "+orUnknown(s.NetNSError))
+		if s.Landlock && g.Network && s.LandlockABI < 6 {
+			missing = append(missing, fmt.Sprintf("Landlock ABI 6 (this kernel has %d), which keeps an agent with the network from the abstract Unix sockets of the host (Linux 6.12 or newer)", s.LandlockABI))
+		}
+		if !s.NetNS {
+			missing = append(missing, "the sandbox's namespaces (user, mount, PID, IPC and network), which make the file system read-only, hide Shepherd's folders and the host's processes, and take the network away: "+orUnknown(s.NetNSError))
 		}
 	default:
 		missing = append(missing, "a sandbox for "+s.OS+" (Shepherd sandboxes on Linux and macOS)")
@@ -58,9 +63,9 @@ func (s Support) Summary() string {
 		if !s.Landlock {
 			fs = "no Landlock (" + orUnknown(s.LandlockError) + ")"
 		}
-		nw := "network namespaces"
+		nw := "user, mount, PID, IPC and network namespaces"
 		if !s.NetNS {
-			nw = "no network namespaces (" + orUnknown(s.NetNSError) + ")"
+			nw = "no sandbox namespaces (" + orUnknown(s.NetNSError) + ")"
 		}
 		return fs + "; " + nw
 	case "darwin":

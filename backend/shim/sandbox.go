@@ -8,18 +8,12 @@ import (
 	"shepherd/backend/sandbox"
 )
 
-// SandboxProbeFlag makes the shim exit 0 at once: the engine starts it in
-// the namespaces a sandboxed agent gets, to learn whether it can.
+// SandboxProbeFlag makes the shim build a sandbox exactly as for an agent
+// and run nothing in it: it exits 0 when it could, and says why not on
+// stderr otherwise. The engine runs it once to learn what this machine can
+// enforce.
 const SandboxProbeFlag = "--sandbox-probe"
 
-// SandboxExecFlag starts the shim as the sandboxed agent's first step: in
-// the agent's process (its namespaces already made), it restricts itself by
-// the grants and then becomes the agent with exec, so the agent and every
-// descendant inherit the restriction. Arguments: sandbox.json, the
-// executable's path, then argv. What went wrong is written to descriptor 3
-// (close-on-exec: a successful exec closes it with nothing written). The
-// shim's command handles it (it alone links the Landlock library).
-const SandboxExecFlag = "--sandbox-exec"
 
 // unsandboxed is how an agent without a sandbox is started.
 func unsandboxed(o Options, null, logf *os.File) (int, error) {

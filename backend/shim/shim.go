@@ -36,6 +36,15 @@ type Options struct {
 	Grace    time.Duration // for what the agent leaves behind
 	GoAhead  bool          // wait for the engine's go-ahead (GoFD) before starting
 	Sandbox  string        // sandbox.json: run the agent sandboxed by its grants
+	Hide     []string      // folders a sandboxed agent must not see (Shepherd's own)
+}
+
+// started is an agent the shim started: the pid it waits for, and (for a
+// sandboxed one) how to learn the agent's own exit status once that pid
+// has ended.
+type started struct {
+	pid  int
+	exit func(ExitStatus) ExitStatus
 }
 
 // Args renders o as the shim's command line (without the program name).
@@ -47,6 +56,9 @@ func (o Options) Args() []string {
 	}
 	if o.Sandbox != "" {
 		a = append(a, "--sandbox", o.Sandbox)
+	}
+	for _, h := range o.Hide {
+		a = append(a, "--hide", h)
 	}
 	a = append(a, "--")
 	return append(a, o.Argv...)
@@ -60,8 +72,16 @@ func Main(args []string, status io.WriteCloser, goAhead func() io.ReadCloser) in
 	if len(args) > 0 {
 		switch args[0] {
 		case SandboxProbeFlag:
-			// Started in the namespaces a sandboxed agent gets: that it ran
-			// at all is the answer.
+			// Build a box as for an agent, run nothing in it: the answer is
+			// whether that worked, and if not, why.
+			self, err := os.Executable()
+			if err == nil {
+				err = ProbeSandbox(self)
+			}
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 1
+			}
 			return 0
 		}
 	}
@@ -75,6 +95,10 @@ func Main(args []string, status io.WriteCloser, goAhead func() io.ReadCloser) in
 	fs.DurationVar(&o.Grace, "grace", 10*time.Second, "grace for leftovers")
 	fs.BoolVar(&o.GoAhead, "go-ahead", false, "wait for the go-ahead byte on descriptor 4")
 	fs.StringVar(&o.Sandbox, "sandbox", "", "sandbox.json: run the agent sandboxed by its grants")
+	fs.Func("hide", "a folder a sandboxed agent must not see (repeatable)", func(v string) error {
+		o.Hide = append(o.Hide, v)
+		return nil
+	})
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -132,7 +156,8 @@ func run(o Options, status io.WriteCloser) int {
 		send(status, Hello{Error: err.Error()})
 		return 127
 	}
-	pid, err := startAgent(o, null, logf)
+	ag, err := startAgent(o, null, logf)
+	pid := ag.pid
 	null.Close()
 	logf.Close()
 	if err != nil {
@@ -152,6 +177,9 @@ func run(o Options, status io.WriteCloser) int {
 	}()
 
 	st := waitFor(pid)
+	if ag.exit != nil {
+		st = ag.exit(st)
+	}
 	send(status, st)
 	_ = status.Close()
 	_ = writeJSON(o.ExitFile, st)

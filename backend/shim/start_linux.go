@@ -1,58 +1,76 @@
 package shim
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"os"
-	"strings"
+	"path/filepath"
 	"syscall"
 
 	"shepherd/backend/sandbox"
+	"shepherd/backend/sandbox/jail"
 )
 
 // startAgent starts the agent in a process group of its own with stdin
-// null and stdout and stderr the log. A sandboxed agent is started through
-// the shim's own executable (SandboxExecFlag) in the namespaces its grants
-// call for; it restricts itself and execs the agent. The pid returned is
-// the agent's either way (exec keeps it).
-func startAgent(o Options, null, logf *os.File) (int, error) {
+// null and stdout and stderr the log. A sandboxed agent is started in a box
+// (package jail): the shim's own executable, run as the box's init, builds
+// it and starts the agent inside. The pid returned is then the init's — the
+// leader of the agent's process group, whose end ends everything in the
+// box — and the agent's own exit status comes from the init's report.
+func startAgent(o Options, null, logf *os.File) (started, error) {
 	if o.Sandbox == "" {
-		return unsandboxed(o, null, logf)
+		pid, err := unsandboxed(o, null, logf)
+		return started{pid: pid}, err
 	}
 	g, err := LoadGrants(o.Sandbox)
 	if err != nil {
-		return 0, err
+		return started{}, err
+	}
+	// The grants were resolved to real folders when they were given; they
+	// must still be those folders (not a symlink swapped in since).
+	for _, d := range g.WriteDirs {
+		if real, err := filepath.EvalSymlinks(d); err != nil || real != d {
+			return started{}, fmt.Errorf("SandboxUnavailable: the granted folder %s %s; grant the real folder again", d, movedWhy(real, err))
+		}
 	}
 	self, err := os.Executable()
 	if err != nil {
-		return 0, fmt.Errorf("SandboxUnavailable: cannot find the shim's own executable: %v", err)
+		return started{}, fmt.Errorf("SandboxUnavailable: cannot find the shim's own executable: %v", err)
 	}
-	r, w, err := os.Pipe()
+	cfg := jail.Config{Grants: g, Hide: o.Hide, Sockets: jail.HostSockets(), Path: o.Path, Argv: o.Argv,
+		Dir: o.Dir, Env: os.Environ(), Grace: o.Grace}
+	box, err := jail.Start(self, cfg, [3]uintptr{null.Fd(), logf.Fd(), logf.Fd()})
 	if err != nil {
-		return 0, err
+		return started{}, err
 	}
-	argv := append([]string{"shepherd-shim", SandboxExecFlag, o.Sandbox, o.Path}, o.Argv...)
-	pid, err := syscall.ForkExec(self, argv, &syscall.ProcAttr{
-		Dir:   o.Dir,
-		Env:   os.Environ(),
-		Files: []uintptr{null.Fd(), logf.Fd(), logf.Fd(), w.Fd()},
-		Sys:   sandbox.ProcAttr(g),
-	})
-	w.Close()
-	if err != nil {
-		r.Close()
-		if !g.Network && (errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOSPC)) {
-			return 0, fmt.Errorf("SandboxUnavailable: cannot create the network namespace that takes the network away: %v", err)
+	return started{pid: box.PID, exit: func(st ExitStatus) ExitStatus {
+		if ex := box.Exit(); ex != nil {
+			st.ExitCode, st.Signal = ex.Code, ex.Signal
 		}
-		return 0, err
+		return st
+	}}, nil
+}
+
+func movedWhy(real string, err error) string {
+	if err != nil {
+		return fmt.Sprintf("cannot be resolved (%v)", err)
 	}
-	msg, _ := io.ReadAll(r)
-	r.Close()
-	if len(msg) > 0 {
-		var ws syscall.WaitStatus
-		_, _ = syscall.Wait4(pid, &ws, 0, nil)
-		return 0, errors.New(strings.TrimSpace(string(msg)))
+	return "now leads to " + real
+}
+
+// ProbeSandbox builds a box exactly as for an agent without @network and
+// without running anything in it: nil when this machine can.
+func ProbeSandbox(self string) error {
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		return err
 	}
-	return pid, nil
+	defer null.Close()
+	box, err := jail.Start(self, jail.Config{Probe: true, Grants: sandbox.Grants{}}, [3]uintptr{null.Fd(), null.Fd(), null.Fd()})
+	if err != nil {
+		return err
+	}
+	box.Exit()
+	var ws syscall.WaitStatus
+	_, _ = syscall.Wait4(box.PID, &ws, 0, nil)
+	return nil
 }

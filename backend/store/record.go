@@ -92,6 +92,10 @@ type Record struct {
 	// Parent is the agent that created this one through the MCP server;
 	// StopWithParent (nil: true) stops it when the parent is removed.
 	Parent         string `json:"parent,omitempty"`
+	// CredentialHash is the hash of the secret given to the agent's current
+	// run (package supervisor, identity.go): how the API knows a request
+	// comes from this agent.
+	CredentialHash string `json:"credentialHash,omitempty"`
 	StopWithParent *bool  `json:"stopWithParent,omitempty"`
 	// Sandbox is the agent's grants when it runs sandboxed (nil: it does
 	// not); the same as its sandbox.json, which the shim enforces.

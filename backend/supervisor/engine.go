@@ -46,6 +46,10 @@ type Config struct {
 	// find out by starting the shim in the namespaces a sandboxed agent
 	// gets). Tests inject one to play a machine without support.
 	SandboxProbe func() sandbox.Support
+	// Private are Shepherd's own folders (data, state, config, runtime: the
+	// records, the logs, the API token): hidden from every sandboxed agent,
+	// and never granted. DataDir is always one of them.
+	Private []string
 }
 
 // Engine supervises the agents of every loaded project.
@@ -82,6 +86,10 @@ type Engine struct {
 
 	sbOnce sync.Once
 	sb     sandbox.Support
+
+	privOnce sync.Once
+	priv     []string
+	apiURL   string // where the API listens (guarded by mu), told to agents
 
 	hooks testHooks
 }

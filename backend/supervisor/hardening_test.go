@@ -355,7 +355,7 @@ func (h *harness) spawnRecorded(id string) *proc.Pending {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	spec, err := h.e.procSpec(a.rec, a.rec.Args)
+	spec, err := h.e.procSpec(a.rec, a.rec.Args, "")
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -3,6 +3,9 @@ package supervisor
 import (
 	"errors"
 	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 
 	"shepherd/backend/sandbox"
 	"shepherd/backend/shim"
@@ -41,7 +44,39 @@ func (e *Engine) specGrants(spec *AgentSpec) (*sandbox.Grants, error) {
 	if err := e.holder(spec.Caller).Check(g); err != nil {
 		return nil, newErr(ErrPermissionDenied, "agent '%s': %v", spec.ID, err)
 	}
+	for _, d := range g.WriteDirs {
+		for _, p := range e.private() {
+			if within(d, p) {
+				return nil, newErr(ErrValidation, "agent '%s': %s%s is Shepherd's own folder (%s), which no sandbox may write or see", spec.ID, sandbox.TagWritePrefix, d, p)
+			}
+		}
+	}
 	return &g, nil
+}
+
+// private are the folders hidden from every sandbox, resolved to real
+// paths (the grants are).
+func (e *Engine) private() []string {
+	e.privOnce.Do(func() {
+		dirs := append([]string{e.cfg.DataDir}, e.cfg.Private...)
+		for _, d := range dirs {
+			if d == "" {
+				continue
+			}
+			if real, err := filepath.EvalSymlinks(d); err == nil {
+				d = real
+			}
+			if !slices.Contains(e.priv, d) {
+				e.priv = append(e.priv, d)
+			}
+		}
+	})
+	return e.priv
+}
+
+// within reports whether path is dir or below it.
+func within(path, dir string) bool {
+	return path == dir || strings.HasPrefix(path, strings.TrimSuffix(dir, "/")+"/")
 }
 
 // holder is what the caller may grant: everything for the user (nil);
@@ -83,6 +118,18 @@ func (e *Engine) sandboxFor(rec *store.Record) (string, error) {
 	}
 	if err := e.SandboxSupport().Check(*rec.Sandbox); err != nil {
 		return "", newErr(ErrSandboxUnavailable, "Process '%s' is not started: %v", rec.ID, err)
+	}
+	// Grants were resolved to real folders when given; one that resolves
+	// elsewhere now (a symlink swapped in) is not followed. The shim checks
+	// again, and the box opens each without following any symlink.
+	for _, d := range rec.Sandbox.WriteDirs {
+		if real, err := filepath.EvalSymlinks(d); err != nil || real != d {
+			why := "cannot be resolved"
+			if err == nil {
+				why = "now leads to " + real
+			}
+			return "", newErr(ErrSandboxUnavailable, "Process '%s' is not started: its granted folder %s %s (a symlink or a swapped folder); grant the real folder again", rec.ID, d, why)
+		}
 	}
 	path := e.st.SandboxPath(rec.ProjectID, rec.ID)
 	if g, err := sandbox.Load(path); err != nil || !sandbox.Equal(&g, rec.Sandbox) {

@@ -113,7 +113,7 @@ func TestSandboxBaselineNoWritesNoNetwork(t *testing.T) {
 	log := runProbe(t, h, "boxed", perms(),
 		"write:"+cwdFile, "read:/etc/hostname", "tcp:"+l.tcp, "udp:"+l.udp, "dns:"+l.udp)
 
-	wantLine(t, log, "FAIL write:", "permission denied")
+	wantLine(t, log, "FAIL write:", "read-only file system")
 	wantLine(t, log, "OK read:/etc/hostname")
 	wantLine(t, log, "FAIL tcp:", "unreachable")
 	wantLine(t, log, "FAIL udp:", "unreachable")
@@ -160,7 +160,7 @@ func TestSandboxGrantsWriteAndNetwork(t *testing.T) {
 		"write:"+filepath.Join(out, "ok.txt"), "write:"+filepath.Join(h.project.Path, "up.txt"),
 		"tcp:"+l.tcp, "dns:"+l.udp)
 	wantLine(t, log, "OK write:"+filepath.Join(out, "ok.txt"))
-	wantLine(t, log, "FAIL write:"+filepath.Join(h.project.Path, "up.txt"), "permission denied")
+	wantLine(t, log, "FAIL write:"+filepath.Join(h.project.Path, "up.txt"), "read-only file system")
 	wantLine(t, log, "OK tcp:")
 	select {
 	case <-l.tcpConns:
@@ -190,7 +190,7 @@ func TestSandboxHoldsGrandchildren(t *testing.T) {
 	h.start("nested")
 	r := h.waitStatus("nested", lifecycle.Completed, 10*time.Second)
 	b, _ := os.ReadFile(r.LogPath)
-	if !strings.Contains(string(b), "Permission denied") || !strings.Contains(string(b), "rc=1") {
+	if !strings.Contains(string(b), "Read-only file system") || !strings.Contains(string(b), "rc=1") {
 		t.Fatalf("log %q", b)
 	}
 	if _, err := os.Stat(target); !os.IsNotExist(err) {
@@ -287,7 +287,8 @@ func TestSandboxUnavailableStartsNothing(t *testing.T) {
 	h.start("plain")
 	h.waitStatus("plain", lifecycle.Completed, 10*time.Second)
 
-	// No network namespaces: only a grant without @network needs one.
+	// No namespaces: no sandboxed agent starts, with or without @network
+	// (never a weaker sandbox in silence).
 	noNetNS := func(c *Config) {
 		c.SandboxProbe = func() sandbox.Support {
 			return sandbox.Support{OS: "linux", Landlock: true, LandlockABI: 7, NetNSError: "test: user namespaces are off"}
@@ -296,12 +297,10 @@ func TestSandboxUnavailableStartsNothing(t *testing.T) {
 	h2 := newHarness(t, noNetNS)
 	h2.create(AgentSpec{ID: "offline", Command: "/bin/true", Permissions: perms()})
 	_, err = h2.e.StartAgent(context.Background(), h2.project.ID, "offline")
-	wantKind(t, err, ErrSandboxUnavailable, "network namespace")
-	if runtime.GOOS == "linux" && (sandbox.Detect(nil).Landlock) {
-		h2.create(AgentSpec{ID: "online", Command: "/bin/true", Permissions: perms("@network")})
-		h2.start("online")
-		h2.waitStatus("online", lifecycle.Completed, 10*time.Second)
-	}
+	wantKind(t, err, ErrSandboxUnavailable, "namespaces")
+	h2.create(AgentSpec{ID: "online", Command: "/bin/true", Permissions: perms("@network")})
+	_, err = h2.e.StartAgent(context.Background(), h2.project.ID, "online")
+	wantKind(t, err, ErrSandboxUnavailable, "namespaces")
 }
 
 // The shim enforces sandbox.json, not the engine's memory: an agent whose
@@ -312,7 +311,7 @@ func TestSandboxShimFailsClosed(t *testing.T) {
 	h.create(AgentSpec{ID: "boxed", Command: "/bin/sh", Args: []string{"-c", "echo ran"}, Permissions: perms()})
 	r := h.get("boxed")
 	// A spec the shim is handed directly, with a grants file that is not there.
-	spec, err := h.e.procSpec(r, r.Args)
+	spec, err := h.e.procSpec(r, r.Args, "")
 	if err != nil {
 		t.Fatal(err)
 	}

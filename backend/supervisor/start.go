@@ -51,7 +51,11 @@ func (e *Engine) startLocked(a *agent, args []string, reason string, mut func(r 
 	}
 	e.cancelRestart(a)
 	logStart := fileSize(a.rec.LogPath) // this run's lines start here
-	spec, err := e.procSpec(a.rec, args)
+	token, credHash, err := newCredential()
+	if err != nil {
+		return e.startFailed(a, err)
+	}
+	spec, err := e.procSpec(a.rec, args, token)
 	if err != nil {
 		return e.startFailed(a, err)
 	}
@@ -72,6 +76,7 @@ func (e *Engine) startLocked(a *agent, args []string, reason string, mut func(r 
 		r.Desired = lifecycle.DesiredRunning
 		r.PreviousStatus = prev
 		r.ShimPID, r.ShimStartTime, r.BootID = pend.ShimPID, pend.ShimStartTime, e.bootID
+		r.CredentialHash = credHash
 		r.PID, r.ProcessStartTime = 0, 0
 		r.QueueSeq, r.QueuedAction, r.QueuedFrom = 0, "", ""
 	})
@@ -137,8 +142,8 @@ func (e *Engine) startFailed(a *agent, cause error) error {
 // procSpec is what the shim runs for rec with args: the command resolved in
 // the agent's PATH and cwd, its environment, and its files. Exit and run
 // files of an earlier run are removed, so they cannot be taken for this one's.
-func (e *Engine) procSpec(rec *store.Record, args []string) (proc.Spec, error) {
-	env := agentEnv(rec)
+func (e *Engine) procSpec(rec *store.Record, args []string, token string) (proc.Spec, error) {
+	env := agentEnv(rec, token, e.apiAddress())
 	path, err := resolveCommand(rec.Command, rec.Cwd, env)
 	if err != nil {
 		return proc.Spec{}, err
@@ -155,7 +160,7 @@ func (e *Engine) procSpec(rec *store.Record, args []string) (proc.Spec, error) {
 	}
 	spec := proc.Spec{Path: path, Argv: append([]string{rec.Command}, args...), Dir: rec.Cwd, Env: env,
 		Log: rec.LogPath, ExitFile: e.st.ExitPath(rec.ProjectID, rec.ID), RunFile: e.st.RunPath(rec.ProjectID, rec.ID),
-		Grace: secs(rec.GraceSec), Sandbox: sb}
+		Grace: secs(rec.GraceSec), Sandbox: sb, Hide: e.private()}
 	for _, p := range []string{spec.ExitFile, spec.RunFile} {
 		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return proc.Spec{}, err
@@ -165,8 +170,10 @@ func (e *Engine) procSpec(rec *store.Record, args []string) (proc.Spec, error) {
 }
 
 // agentEnv is the engine's environment with the agent's own on top, plus
-// variables that tell the agent who it is.
-func agentEnv(rec *store.Record) []string {
+// variables that tell the agent who it is and give it its credential. A
+// credential the engine itself was started with (it runs inside an agent)
+// is never passed on: the agent gets its own.
+func agentEnv(rec *store.Record, token, apiURL string) []string {
 	m := map[string]string{}
 	var order []string
 	set := func(k, v string) {
@@ -183,8 +190,10 @@ func agentEnv(rec *store.Record) []string {
 	for k, v := range rec.Env {
 		set(k, v)
 	}
-	set("SHEPHERD_AGENT_ID", rec.ID)
-	set("SHEPHERD_PROJECT_ID", rec.ProjectID)
+	set(EnvAgentID, rec.ID)
+	set(EnvProjectID, rec.ProjectID)
+	set(EnvAgentToken, token)
+	set(EnvAPIURL, apiURL)
 	out := make([]string, 0, len(order))
 	for _, k := range order {
 		out = append(out, k+"="+m[k])

@@ -52,10 +52,11 @@ type AgentSpec struct {
 	// ("@network", "@write:<absolute folder>"; "@read:*" is ignored). Nil:
 	// not sandboxed — allowed only to the user.
 	Permissions *[]string `json:"permissions,omitempty"`
-	// Caller is the agent on whose behalf this is created (an MCP server
-	// started by that agent); nil: the user. A caller grants at most what it
-	// holds itself, and what it creates is always sandboxed.
-	Caller *AgentRef `json:"caller,omitempty"`
+	// Caller is the agent on whose behalf this is created (set by the API
+	// from the request's credential, never read from a body); nil: the
+	// user. A caller grants at most what it holds itself, and what it
+	// creates is always sandboxed.
+	Caller *AgentRef `json:"-"`
 }
 
 // Outcome names of a sync, as counted in SyncSummary.Counts.

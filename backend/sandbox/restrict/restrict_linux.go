@@ -1,7 +1,6 @@
-// Package restrict enforces a sandbox's filesystem rules on the calling
-// process, with Landlock (github.com/landlock-lsm/go-landlock). Only the
-// shim imports it: the library brings psx, which the engine (a GTK app on
-// Linux) has no use for.
+// Package restrict enforces a sandbox's Landlock rules on the calling
+// process (github.com/landlock-lsm/go-landlock). Only the shim imports it:
+// the library brings psx, which the engine has no use for.
 package restrict
 
 import (
@@ -12,12 +11,15 @@ import (
 	"shepherd/backend/sandbox"
 )
 
-// Restrict applies g's filesystem rules to this process and everything it
-// starts from now on: read and execute everywhere, write only in g's
-// folders and a few devices. Files already open (the agent's log, its
-// stdout and stderr) stay writable. It fails — it never goes on
-// unrestricted — when the kernel has no Landlock; newer Landlock rights the
-// kernel lacks are left out (best effort above ABI 1).
+// Restrict applies g's rules to this process and everything it starts from
+// now on: read and execute everywhere, write only in g's folders, a few
+// devices and the box's own /dev/shm and /dev/pts; and (ABI 6 and newer) no
+// signal and no abstract Unix socket to any process outside the sandbox.
+// Files already open (the agent's log, its stdout and stderr) stay
+// writable. It fails — it never goes on unrestricted — when the kernel has
+// no Landlock; rights newer than the kernel's ABI are left out (best
+// effort), and the engine refuses to start what would then be unenforced
+// (sandbox.Support.Check).
 func Restrict(g sandbox.Grants) error {
 	abi, err := sandbox.LandlockABI()
 	if err != nil || abi < 1 {
@@ -26,11 +28,13 @@ func Restrict(g sandbox.Grants) error {
 	rules := []landlock.Rule{
 		landlock.RODirs("/"),
 		landlock.RWFiles(sandbox.WritableDevices...).IgnoreIfMissing(),
+		landlock.RWDirs(sandbox.BoxScratchDirs...).IgnoreIfMissing(),
 	}
 	if len(g.WriteDirs) > 0 {
 		rules = append(rules, landlock.RWDirs(g.WriteDirs...).WithRefer())
 	}
-	if err := landlock.V7.BestEffort().RestrictPaths(rules...); err != nil {
+	cfg := landlock.Config{HandledAccessFS: landlock.V7.HandledAccessFS, Scoped: landlock.V7.Scoped}
+	if err := cfg.BestEffort().Restrict(rules...); err != nil {
 		return fmt.Errorf("%w: Landlock: %v", sandbox.ErrUnavailable, err)
 	}
 	return nil
