@@ -5,7 +5,6 @@ import (
 	"sort"
 	"testing"
 	"time"
-
 )
 
 // BenchmarkToolLatency is what an agent waits for a tool call, over the

@@ -24,7 +24,6 @@ func Detect(probe []string) Support {
 	return s
 }
 
-
 // Wrap returns the path and argv that run path with argv under g's Seatbelt
 // profile, with the hide folders unreadable.
 func Wrap(g Grants, logPath string, hide []string, path string, argv []string) (string, []string) {

@@ -9,4 +9,3 @@ import (
 
 // Detect reports that this system has no sandbox Shepherd can use.
 func Detect(probe []string) Support { return Support{OS: runtime.GOOS} }
-

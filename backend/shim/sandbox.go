@@ -14,7 +14,6 @@ import (
 // enforce.
 const SandboxProbeFlag = "--sandbox-probe"
 
-
 // unsandboxed is how an agent without a sandbox is started.
 func unsandboxed(o Options, null, logf *os.File) (int, error) {
 	return syscall.ForkExec(o.Path, o.Argv, &syscall.ProcAttr{

@@ -91,7 +91,7 @@ type Record struct {
 	StaleCheck   *bool            `json:"staleCheck,omitempty"`
 	// Parent is the agent that created this one through the MCP server;
 	// StopWithParent (nil: true) stops it when the parent is removed.
-	Parent         string `json:"parent,omitempty"`
+	Parent string `json:"parent,omitempty"`
 	// CredentialHash is the hash of the secret given to the agent's current
 	// run (package supervisor, identity.go): how the API knows a request
 	// comes from this agent.

@@ -45,8 +45,8 @@ type Config struct {
 // agent started (or why the box could not be built), later how the agent
 // ended.
 type Report struct {
-	Started bool                    `json:"started,omitempty"`
-	Error   string                  `json:"error,omitempty"`
+	Started bool   `json:"started,omitempty"`
+	Error   string `json:"error,omitempty"`
 	Exit    *Exit  `json:"exit,omitempty"`
 }
 
