@@ -24,6 +24,10 @@ import (
 // shimPath is the real shim, built once for the tests that run a real engine.
 var shimPath string
 
+// testShimEnv names a shim already built (the attack suite's re-run as an
+// unprivileged user, which cannot build one).
+const testShimEnv = "SHEPHERD_TEST_SHIM_BUILT"
+
 // asCLI makes the test binary run as `shepherd` itself, for tests that need
 // the engine in a process of its own (signals, SIGKILL).
 const asCLI = "SHEPHERD_TEST_RUN_AS_CLI"
@@ -31,6 +35,15 @@ const asCLI = "SHEPHERD_TEST_RUN_AS_CLI"
 func TestMain(m *testing.M) {
 	if os.Getenv(asCLI) == "1" {
 		os.Exit(Run(os.Args[1:]))
+	}
+	if os.Getenv(asAttacker) == "1" {
+		os.Exit(attackerMain(os.Args[1:]))
+	}
+	if p := os.Getenv(testShimEnv); p != "" {
+		// Re-run by the attack suite as another user: the shim is given.
+		shimPath = p
+		followPoll = 50 * time.Millisecond
+		os.Exit(m.Run())
 	}
 	dir, err := os.MkdirTemp("", "shepherd-cli-test-")
 	if err != nil {

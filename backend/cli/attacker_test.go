@@ -1,0 +1,187 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// asAttacker makes the test binary the attacker: a sandboxed agent that
+// runs arbitrary code and tries, one op per argument, what the sandbox must
+// refuse. Each op prints "OK <op>" (the attack worked) or "FAIL <op>:
+// <error>" to stdout, the agent's log.
+const asAttacker = "SHEPHERD_TEST_ATTACKER"
+
+func attackerMain(args []string) int {
+	for _, arg := range args {
+		op, val, _ := strings.Cut(arg, ":")
+		if err := attack(op, val); err != nil {
+			fmt.Printf("FAIL %s: %v\n", arg, err)
+		} else {
+			fmt.Printf("OK %s\n", arg)
+		}
+	}
+	return 0
+}
+
+func attack(op, val string) error {
+	switch op {
+	case "write":
+		return os.WriteFile(val, []byte("attacker was here\n"), 0o644)
+	case "read":
+		_, err := os.ReadFile(val)
+		return err
+	case "ls":
+		_, err := os.ReadDir(val)
+		if err == nil {
+			ents, _ := os.ReadDir(val)
+			if len(ents) == 0 {
+				return fmt.Errorf("empty")
+			}
+		}
+		return err
+	case "chmod":
+		return os.Chmod(val, 0o777)
+	case "setuid":
+		return os.Chmod(val, 0o4755)
+	case "utimes":
+		t := time.Unix(1, 0)
+		return os.Chtimes(val, t, t)
+	case "xattr":
+		return unix.Setxattr(val, "user.attacker", []byte("1"), 0)
+	case "fcap":
+		// A valid VFS_CAP_REVISION_2 blob granting CAP_SETUID.
+		blob := []byte{0, 0, 0, 2, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+		return unix.Setxattr(val, "security.capability", blob, 0)
+	case "chown":
+		return os.Chown(val, 12345, 12345)
+	case "mknod":
+		// A block device node (the first disk): written through, it would
+		// reach any file on it.
+		if err := unix.Mknod(val, unix.S_IFBLK|0o600, int(unix.Mkdev(8, 0))); err != nil {
+			return err
+		}
+		f, err := os.OpenFile(val, os.O_RDWR, 0)
+		if err != nil {
+			return err
+		}
+		return f.Close()
+	case "shm":
+		id, _ := strconv.Atoi(val)
+		b, err := unix.SysvShmAttach(id, 0, 0)
+		if err != nil {
+			return err
+		}
+		copy(b, "attacker")
+		return unix.SysvShmDetach(b)
+	case "kill":
+		pid, _ := strconv.Atoi(val)
+		return syscall.Kill(pid, syscall.SIGSTOP)
+	case "unix":
+		c, err := net.DialTimeout("unix", val, 2*time.Second)
+		if err != nil {
+			return err
+		}
+		return c.Close()
+	case "abstract":
+		c, err := net.DialTimeout("unix", "@"+val, 2*time.Second)
+		if err != nil {
+			return err
+		}
+		return c.Close()
+	case "api-user":
+		// val: the path of engine.json; its token used against the API.
+		b, err := os.ReadFile(val)
+		if err != nil {
+			return err
+		}
+		var info struct{ URL, Token string }
+		if err := json.Unmarshal(b, &info); err != nil {
+			return err
+		}
+		return apiCall("GET", info.URL+"/v1/projects", info.Token, nil)
+	case "api-nocred":
+		return apiCall("GET", os.Getenv("SHEPHERD_API_URL")+"/v1/projects", "", nil)
+	case "api-forge":
+		// val: project. Create an agent naming the user as caller, unsandboxed.
+		body := map[string]any{"id": "forged", "command": "/bin/true", "caller": nil, "parent": ""}
+		return apiCall("POST", os.Getenv("SHEPHERD_API_URL")+"/v1/projects/"+val+"/agents", os.Getenv("SHEPHERD_AGENT_TOKEN"), body)
+	case "cli":
+		// val: the CLI's arguments, comma-separated; run with this agent's
+		// own environment (its credential), as `shepherd` would be.
+		self, _ := os.Executable()
+		cmd := exec.Command(self, strings.Split(val, ",")...)
+		cmd.Env = append(os.Environ(), asCLI+"=1", asAttacker+"=")
+		out, err := cmd.CombinedOutput()
+		fmt.Printf("  cli %s: %s", val, strings.ReplaceAll(string(out), "\n", "\n  "))
+		if err != nil {
+			return fmt.Errorf("%v", err)
+		}
+		return nil
+	case "escape":
+		// Leave a process in a session of its own, marked by val, that
+		// outlives this one unless the box takes it down.
+		cmd := exec.Command("/bin/sh", "-c", "exec sleep 1000")
+		cmd.Env = append(os.Environ(), "SHEPHERD_ATTACK_MARK="+val)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		return cmd.Start()
+	case "killshim":
+		// val: a file the test writes the shim's pid into; kill it.
+		fmt.Println("READY")
+		var pid int
+		deadline := time.Now().Add(10 * time.Second)
+		for time.Now().Before(deadline) {
+			if b, err := os.ReadFile(val); err == nil {
+				if pid, _ = strconv.Atoi(strings.TrimSpace(string(b))); pid > 0 {
+					break
+				}
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		if pid <= 0 {
+			return fmt.Errorf("no pid in %s", val)
+		}
+		return syscall.Kill(pid, syscall.SIGKILL)
+	case "wait":
+		time.Sleep(time.Hour)
+		return nil
+	}
+	return fmt.Errorf("unknown op %q", op)
+}
+
+func apiCall(method, url, token string, body any) error {
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(method, url, rd)
+	if err != nil {
+		return err
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	c := &http.Client{Timeout: 5 * time.Second}
+	resp, err := c.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode/100 != 2 {
+		return fmt.Errorf("HTTP %d: %s", resp.StatusCode, bytes.TrimSpace(b))
+	}
+	return nil
+}
