@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"syscall"
 	"time"
@@ -26,6 +27,9 @@ type Restrictor func(cfg Config) error
 // the kernel kills whatever is still in the box. It returns the exit code
 // for the init process.
 func Init(cfgIn io.Reader, report io.Writer, restrictor Restrictor) int {
+	// One thread for the whole life: its bounding set is the one the agent
+	// inherits (see dropPrivileges), and the agent is forked from it.
+	runtime.LockOSThread()
 	var cfg Config
 	dec := json.NewDecoder(cfgIn)
 	if err := dec.Decode(&cfg); err != nil {

@@ -59,8 +59,11 @@ func Start(self string, cfg Config, files [3]uintptr) (*Box, error) {
 		return nil, err
 	}
 	pid, err := syscall.ForkExec(self, []string{"shepherd-shim", InitFlag}, &syscall.ProcAttr{
-		Dir:   "/",
-		Env:   []string{},
+		Dir: "/",
+		// One P: the init mostly waits, and the Go runtime of a fresh
+		// process then starts with fewer threads (and does not read the
+		// cgroup to size itself), which a start pays for.
+		Env:   []string{"GOMAXPROCS=1"},
 		Files: []uintptr{files[0], files[1], files[2], repW.Fd(), cfgR.Fd()},
 		Sys:   procAttr(cfg.Grants.Network),
 	})
