@@ -33,3 +33,6 @@ func Wrap(g Grants, logPath string, hide []string, path string, argv []string) (
 	}
 	return SandboxExec, a
 }
+
+// BoxTmp is a sandboxed agent's TMPDIR: none: the agent keeps the TMPDIR it has (Seatbelt allows writes there only where granted).
+const BoxTmp = ""

@@ -58,3 +58,6 @@ func LandlockABI() (int, error) {
 	}
 	return int(v), nil
 }
+
+// BoxTmp is a sandboxed agent's TMPDIR: the box's private /dev/shm, empty at start and gone with the box.
+const BoxTmp = "/dev/shm"

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"shepherd/backend/presets"
 	"shepherd/backend/sandbox"
 	"shepherd/backend/shim"
 	"shepherd/backend/store"
@@ -37,7 +38,27 @@ func (e *Engine) specGrants(spec *AgentSpec) (*sandbox.Grants, error) {
 		}
 		spec.Permissions = &[]string{}
 	}
-	g, err := sandbox.Parse(*spec.Permissions)
+	tags := *spec.Permissions
+	// An agent CLI's preset grants the folder it keeps its own state in
+	// (Claude Code ~/.claude, Codex ~/.codex), made if missing.
+	if dir, env := presets.SandboxNeeds(spec.Profile, spec.Env); dir != "" && filepath.IsAbs(dir) {
+		if err := os.MkdirAll(dir, 0o700); err == nil {
+			tag := sandbox.TagWritePrefix + dir
+			if !slices.Contains(tags, tag) {
+				tags = append(append([]string{}, tags...), tag)
+				spec.Permissions = &tags
+			}
+			for k, v := range env {
+				if _, ok := spec.Env[k]; !ok {
+					if spec.Env == nil {
+						spec.Env = map[string]string{}
+					}
+					spec.Env[k] = v
+				}
+			}
+		}
+	}
+	g, err := sandbox.Parse(tags)
 	if err != nil {
 		return nil, newErr(ErrValidation, "agent '%s': %v", spec.ID, err)
 	}

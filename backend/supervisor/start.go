@@ -12,6 +12,7 @@ import (
 	"shepherd/backend/lifecycle"
 	"shepherd/backend/loganalysis"
 	"shepherd/backend/proc"
+	"shepherd/backend/sandbox"
 	"shepherd/backend/store"
 )
 
@@ -194,6 +195,13 @@ func agentEnv(rec *store.Record, token, apiURL string) []string {
 	set(EnvProjectID, rec.ProjectID)
 	set(EnvAgentToken, token)
 	set(EnvAPIURL, apiURL)
+	if rec.Sandbox != nil && sandbox.BoxTmp != "" {
+		// Temporary files go to the box's own scratch space (the host's
+		// /tmp is read-only in the box), unless the agent says otherwise.
+		if _, ok := rec.Env["TMPDIR"]; !ok {
+			set("TMPDIR", sandbox.BoxTmp)
+		}
+	}
 	out := make([]string, 0, len(order))
 	for _, k := range order {
 		out = append(out, k+"="+m[k])

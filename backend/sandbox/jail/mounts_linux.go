@@ -135,7 +135,9 @@ func buildDev(devFDs map[string]int) error {
 	if unix.Mount("devpts", "/dev/pts", "devpts", unix.MS_NOSUID|unix.MS_NOEXEC, "newinstance,ptmxmode=0666,mode=620") == nil {
 		_ = os.Symlink("pts/ptmx", "/dev/ptmx")
 	}
-	if err := unix.Mount("tmpfs", "/dev/shm", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "mode=1777"); err != nil {
+	// Also the agent's TMPDIR (sandbox.BoxTmp): programs run what they put
+	// there (test binaries, scripts), so it is not noexec.
+	if err := unix.Mount("tmpfs", "/dev/shm", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777"); err != nil {
 		return fmt.Errorf("mount the box's /dev/shm: %w", err)
 	}
 	for name, target := range map[string]string{"fd": "/proc/self/fd", "stdin": "/proc/self/fd/0",
