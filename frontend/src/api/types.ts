@@ -91,6 +91,8 @@ export const agentSchema = z.object({
   }).loose().nullish(),
   /** Present: the agent runs sandboxed with these grants; absent: unsandboxed. */
   sandbox: grantsSchema.nullish(),
+  /** The agent that created this one (through Shepherd's tools); absent: the user did. */
+  parent: z.string().nullish(),
   staleCheck: z.boolean().nullish(),
   stale: z.boolean().nullish(),
   logPath: z.string(),

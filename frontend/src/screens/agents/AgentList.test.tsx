@@ -129,6 +129,13 @@ describe('AgentList', () => {
       .toHaveAttribute('title', 'Sandboxed: reads any file\nNetwork: none\nWrites: only its own log')
     expect(row('free').queryByTitle(/Sandboxed/)).toBeNull()
   })
+  it('says which agent created an agent (the user\'s own say nothing)', () => {
+    renderList([agent({id: 'dev', parent: 'claude-1', sandbox: {network: false, writeDirs: [], permissions: []}}), agent({id: 'claude-1'})])
+    const by = document.querySelector('tr[data-agent="dev"] [data-parent]')!
+    expect(by).toHaveTextContent('by claude-1')
+    expect(by).toHaveAttribute('title', 'created by agent claude-1, which controls it')
+    expect(document.querySelector('tr[data-agent="claude-1"] [data-parent]')).toBeNull()
+  })
 
   it('hides the cost column when no agent reports a cost, and CPU and memory when none runs', () => {
     renderList([agent({id: 'a', status: 'completed', totals: {runs: 1, turns: 2}}), agent({id: 'b'})])

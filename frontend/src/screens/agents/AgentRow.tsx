@@ -84,6 +84,7 @@ export const AgentRow = memo(function AgentRow({agent: a, now, selected, cursor,
           <span className="agent-name">{a.name || a.id}</span>
           {a.name && <span className="agent-id">{a.id}</span>}
           {a.sandbox && <span className="lock" data-sandboxed title={grantsTitle(a.sandbox)}><LockIcon/></span>}
+          {a.parent && <span className="agent-id" data-parent title={`created by agent ${a.parent}, which controls it`}>by {a.parent}</span>}
         </span>
       </td>
       <td className="c-status" title={statusTitle}>

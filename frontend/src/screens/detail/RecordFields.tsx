@@ -15,6 +15,7 @@ export function RecordFields({agent: a}: {agent: Agent}) {
     ['Session id', a.sessionId || '—'],
     ['Environment', env.length ? env.map(([k, v]) => <div key={k}><code>{k}={looksSecret(k) ? '••••••' : v}</code></div>) : '—'],
     ['Sandbox', <SandboxField grants={a.sandbox}/>],
+    ['Created by', a.parent ? <span>agent <code>{a.parent}</code> <span className="muted">(it may start, stop, edit and remove this one; no other agent may)</span></span> : 'you'],
     ['Status', `${a.status}${a.exitReason ? ` (${a.exitReason})` : ''}`],
     ['Desired', a.desired],
     ['Exit code', a.exitCode ?? '—'],
