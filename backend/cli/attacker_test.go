@@ -122,7 +122,9 @@ func attack(op, val string) error {
 		// own environment (its credential), as `shepherd` would be.
 		self, _ := os.Executable()
 		cmd := exec.Command(self, strings.Split(val, ",")...)
-		cmd.Env = append(os.Environ(), asCLI+"=1", asAttacker+"=")
+		// The informative variables are forged to name the user's agent:
+		// they must change nothing.
+		cmd.Env = append(os.Environ(), asCLI+"=1", asAttacker+"=", "SHEPHERD_AGENT_ID=users")
 		out, err := cmd.CombinedOutput()
 		fmt.Printf("  cli %s: %s", val, strings.ReplaceAll(string(out), "\n", "\n  "))
 		if err != nil {

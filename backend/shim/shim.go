@@ -39,6 +39,13 @@ type Options struct {
 	Hide     []string      // folders a sandboxed agent must not see (Shepherd's own)
 }
 
+// prepared is an agent made ready to start: start starts it; abort undoes
+// what was prepared (nothing is started).
+type prepared struct {
+	start func() (started, error)
+	abort func()
+}
+
 // started is an agent the shim started: the pid it waits for, and (for a
 // sandboxed one) how to learn the agent's own exit status once that pid
 // has ended.
@@ -110,21 +117,22 @@ func Main(args []string, status io.WriteCloser, goAhead func() io.ReadCloser) in
 	if status == nil {
 		status = nopCloser{io.Discard}
 	}
-	if o.GoAhead {
+	// waitGo waits for the engine's go-ahead; false when the engine closed
+	// the pipe (it gave up, or died) before it had recorded this shim: then
+	// nothing is started.
+	waitGo := func() bool {
+		if !o.GoAhead {
+			return true
+		}
 		var b [1]byte
 		err := errors.New("no go-ahead pipe")
 		if r := goAhead(); r != nil {
 			_, err = io.ReadFull(r, b[:])
 			r.Close()
 		}
-		if err != nil {
-			// The engine closed the pipe (it gave up, or died) before it had
-			// recorded this shim: start nothing.
-			status.Close()
-			return 0
-		}
+		return err == nil
 	}
-	return run(o, status)
+	return run(o, status, waitGo)
 }
 
 type nopCloser struct{ io.Writer }
@@ -136,7 +144,7 @@ func send(w io.Writer, v any) {
 	_, _ = w.Write(append(b, '\n'))
 }
 
-func run(o Options, status io.WriteCloser) int {
+func run(o Options, status io.WriteCloser, waitGo func() bool) int {
 	defer status.Close()
 	becomeSubreaper()
 	closeInheritedOnExec()
@@ -156,7 +164,27 @@ func run(o Options, status io.WriteCloser) int {
 		send(status, Hello{Error: err.Error()})
 		return 127
 	}
-	ag, err := startAgent(o, null, logf)
+	// What can be made ready before the go-ahead is (a sandboxed agent's
+	// box: its cost then overlaps the engine's record write).
+	prep, err := prepareAgent(o, null, logf)
+	if err != nil {
+		null.Close()
+		logf.Close()
+		if waitGo() {
+			send(status, Hello{Error: err.Error()})
+			return 127
+		}
+		status.Close()
+		return 0
+	}
+	if !waitGo() {
+		prep.abort()
+		null.Close()
+		logf.Close()
+		status.Close()
+		return 0
+	}
+	ag, err := prep.start()
 	pid := ag.pid
 	null.Close()
 	logf.Close()

@@ -6,21 +6,21 @@ import (
 	"shepherd/backend/sandbox"
 )
 
-// startAgent starts the agent in a process group of its own with stdin
+// prepareAgent makes ready the agent in a process group of its own with stdin
 // null and stdout and stderr the log; a sandboxed one under sandbox-exec
 // with the Seatbelt profile of its grants.
-func startAgent(o Options, null, logf *os.File) (started, error) {
-	if o.Sandbox == "" {
+func prepareAgent(o Options, null, logf *os.File) (prepared, error) {
+	if o.Sandbox != "" {
+		g, err := LoadGrants(o.Sandbox)
+		if err != nil {
+			return prepared{}, err
+		}
+		o.Path, o.Argv = sandbox.Wrap(g, o.Log, o.Hide, o.Path, o.Argv)
+	}
+	return prepared{abort: func() {}, start: func() (started, error) {
 		pid, err := unsandboxed(o, null, logf)
 		return started{pid: pid}, err
-	}
-	g, err := LoadGrants(o.Sandbox)
-	if err != nil {
-		return started{}, err
-	}
-	o.Path, o.Argv = sandbox.Wrap(g, o.Log, o.Hide, o.Path, o.Argv)
-	pid, err := unsandboxed(o, null, logf)
-	return started{pid: pid}, err
+	}}, nil
 }
 
 // ProbeSandbox: on macOS the engine checks for sandbox-exec itself.

@@ -4,49 +4,55 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 
 	"shepherd/backend/sandbox"
 	"shepherd/backend/sandbox/jail"
 )
 
-// startAgent starts the agent in a process group of its own with stdin
-// null and stdout and stderr the log. A sandboxed agent is started in a box
-// (package jail): the shim's own executable, run as the box's init, builds
-// it and starts the agent inside. The pid returned is then the init's — the
-// leader of the agent's process group, whose end ends everything in the
-// box — and the agent's own exit status comes from the init's report.
-func startAgent(o Options, null, logf *os.File) (started, error) {
+// prepareAgent makes the agent ready to start in a process group of its own
+// with stdin null and stdout and stderr the log. A sandboxed agent gets its
+// box (package jail) built now — the shim's own executable, run as the box's
+// init — and started in it on start. The pid is then the init's, the leader
+// of the agent's process group, whose end ends everything in the box; the
+// agent's own exit status comes from the init's report.
+func prepareAgent(o Options, null, logf *os.File) (prepared, error) {
 	if o.Sandbox == "" {
-		pid, err := unsandboxed(o, null, logf)
-		return started{pid: pid}, err
+		return prepared{abort: func() {}, start: func() (started, error) {
+			pid, err := unsandboxed(o, null, logf)
+			return started{pid: pid}, err
+		}}, nil
 	}
 	g, err := LoadGrants(o.Sandbox)
 	if err != nil {
-		return started{}, err
+		return prepared{}, err
 	}
 	// The grants were resolved to real folders when they were given; they
 	// must still be those folders (not a symlink swapped in since).
 	for _, d := range g.WriteDirs {
 		if real, err := filepath.EvalSymlinks(d); err != nil || real != d {
-			return started{}, fmt.Errorf("SandboxUnavailable: the granted folder %s %s; grant the real folder again", d, movedWhy(real, err))
+			return prepared{}, fmt.Errorf("SandboxUnavailable: the granted folder %s %s; grant the real folder again", d, movedWhy(real, err))
 		}
 	}
 	self, err := os.Executable()
 	if err != nil {
-		return started{}, fmt.Errorf("SandboxUnavailable: cannot find the shim's own executable: %v", err)
+		return prepared{}, fmt.Errorf("SandboxUnavailable: cannot find the shim's own executable: %v", err)
 	}
 	cfg := jail.Config{Grants: g, Hide: o.Hide, Sockets: jail.HostSockets(), Path: o.Path, Argv: o.Argv,
 		Dir: o.Dir, Env: os.Environ(), Grace: o.Grace}
-	box, err := jail.Start(self, cfg, [3]uintptr{null.Fd(), logf.Fd(), logf.Fd()})
+	box, err := jail.Prepare(self, cfg, [3]uintptr{null.Fd(), logf.Fd(), logf.Fd()})
 	if err != nil {
-		return started{}, err
+		return prepared{}, err
 	}
-	return started{pid: box.PID, exit: func(st ExitStatus) ExitStatus {
-		if ex := box.Exit(); ex != nil {
-			st.ExitCode, st.Signal = ex.Code, ex.Signal
+	return prepared{abort: box.Abort, start: func() (started, error) {
+		if err := box.Run(); err != nil {
+			return started{}, err
 		}
-		return st
+		return started{pid: box.PID, exit: func(st ExitStatus) ExitStatus {
+			if ex := box.Exit(); ex != nil {
+				st.ExitCode, st.Signal = ex.Code, ex.Signal
+			}
+			return st
+		}}, nil
 	}}, nil
 }
 
@@ -65,12 +71,10 @@ func ProbeSandbox(self string) error {
 		return err
 	}
 	defer null.Close()
-	box, err := jail.Start(self, jail.Config{Probe: true, Grants: sandbox.Grants{}}, [3]uintptr{null.Fd(), null.Fd(), null.Fd()})
+	box, err := jail.Prepare(self, jail.Config{Probe: true, Grants: sandbox.Grants{}}, [3]uintptr{null.Fd(), null.Fd(), null.Fd()})
 	if err != nil {
 		return err
 	}
-	box.Exit()
-	var ws syscall.WaitStatus
-	_, _ = syscall.Wait4(box.PID, &ws, 0, nil)
+	box.Abort()
 	return nil
 }

@@ -61,8 +61,23 @@ func Init(cfgIn io.Reader, report io.Writer, restrictor Restrictor) int {
 			return 126
 		}
 	}
+	_, _ = report.Write(Report{Ready: true}.Encode())
 	if cfg.Probe {
-		_, _ = report.Write(Report{Started: true}.Encode())
+		return 0
+	}
+	// The go-ahead: one byte after the configuration (the decoder may have
+	// read it already). A pipe closed first means: start nothing.
+	rest := io.MultiReader(dec.Buffered(), cfgIn)
+	var b [1]byte
+	for {
+		if _, err := io.ReadFull(rest, b[:]); err != nil {
+			return 0
+		}
+		if b[0] != '\n' && b[0] != ' ' {
+			break
+		}
+	}
+	if b[0] != goByte {
 		return 0
 	}
 	null, err := os.Open(os.DevNull)

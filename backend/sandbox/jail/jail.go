@@ -41,10 +41,11 @@ type Config struct {
 	Grace time.Duration `json:"grace,omitempty"`
 }
 
-// Report is a line the init writes on its report pipe: first that the
-// agent started (or why the box could not be built), later how the agent
-// ended.
+// Report is a line the init writes on its report pipe: that the box is
+// ready (or why it could not be built), that the agent started (or why
+// not), and how the agent ended.
 type Report struct {
+	Ready   bool   `json:"ready,omitempty"` // the box is built; waiting for the go-ahead
 	Started bool   `json:"started,omitempty"`
 	Error   string `json:"error,omitempty"`
 	Exit    *Exit  `json:"exit,omitempty"`

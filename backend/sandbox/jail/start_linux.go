@@ -34,20 +34,23 @@ func HostSockets() []string {
 	return ParseUnixSockets(f)
 }
 
-// Box is a started box: its init's pid (in the caller's PID namespace; the
-// leader of the agent's process group) and its report pipe.
+// Box is a box: its init's pid (in the caller's PID namespace; the leader
+// of the agent's process group), its report pipe, and the config pipe on
+// which the go-ahead to start the agent is sent.
 type Box struct {
 	PID    int
 	report *bufio.Reader
 	closer io.Closer
+	cfgW   *os.File
 }
 
-// Start starts self (the shim's executable) as the init of a new box for
+// Prepare starts self (the shim's executable) as the init of a new box for
 // cfg, with stdin, stdout and stderr the given descriptors, and waits until
-// the agent has started in it or the box could not be built (then the error
-// says what is missing, and nothing runs). Without @network the box gets a
-// network namespace of its own (a loopback only).
-func Start(self string, cfg Config, files [3]uintptr) (*Box, error) {
+// the box is built — namespaces, mounts, privileges dropped, Landlock — or
+// could not be (then the error says what is missing, and nothing runs). The
+// agent is not started until Run. Without @network the box gets a network
+// namespace of its own (a loopback only).
+func Prepare(self string, cfg Config, files [3]uintptr) (*Box, error) {
 	repR, repW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -74,26 +77,60 @@ func Start(self string, cfg Config, files [3]uintptr) (*Box, error) {
 		cfgW.Close()
 		return nil, fmt.Errorf("SandboxUnavailable: cannot create the box's namespaces (user, mount, PID, IPC%s): %v", netWord(cfg.Grants.Network), err)
 	}
-	go func() {
-		_ = json.NewEncoder(cfgW).Encode(cfg)
-		cfgW.Close()
-	}()
-	b := &Box{PID: pid, report: bufio.NewReader(repR), closer: repR}
-	first, err := b.next()
-	if err != nil || !first.Started {
-		var ws syscall.WaitStatus
-		_, _ = syscall.Wait4(pid, &ws, 0, nil)
-		repR.Close()
-		switch {
-		case err != nil:
-			return nil, fmt.Errorf("SandboxUnavailable: the box's init ended before it said it was ready (%v, %v)", err, describe(ws))
-		case first.Error != "":
-			return nil, errors.New(first.Error)
-		}
-		return nil, errors.New("SandboxUnavailable: the box's init said nothing")
+	b := &Box{PID: pid, report: bufio.NewReader(repR), closer: repR, cfgW: cfgW}
+	if err := json.NewEncoder(cfgW).Encode(cfg); err != nil {
+		b.Abort()
+		return nil, fmt.Errorf("SandboxUnavailable: hand the box its configuration: %v", err)
+	}
+	if err := b.expect(func(r Report) bool { return r.Ready }); err != nil {
+		return nil, err
 	}
 	return b, nil
 }
+
+// Run starts the agent in a prepared box and waits until it has started.
+func (b *Box) Run() error {
+	_, err := b.cfgW.Write([]byte{goByte})
+	b.cfgW.Close()
+	if err != nil {
+		b.Abort()
+		return fmt.Errorf("SandboxUnavailable: the box's init is gone: %v", err)
+	}
+	return b.expect(func(r Report) bool { return r.Started })
+}
+
+// Abort ends a box whose agent was not started, or a probe's.
+func (b *Box) Abort() {
+	b.cfgW.Close()
+	_ = syscall.Kill(b.PID, syscall.SIGKILL)
+	var ws syscall.WaitStatus
+	_, _ = syscall.Wait4(b.PID, &ws, 0, nil)
+	b.closer.Close()
+}
+
+// expect reads the init's next report; anything but what ok wants ends the
+// box with the init's own words.
+func (b *Box) expect(ok func(Report) bool) error {
+	r, err := b.next()
+	if err == nil && ok(r) {
+		return nil
+	}
+	var ws syscall.WaitStatus
+	_ = syscall.Kill(b.PID, syscall.SIGKILL)
+	_, _ = syscall.Wait4(b.PID, &ws, 0, nil)
+	b.cfgW.Close()
+	b.closer.Close()
+	switch {
+	case err != nil:
+		return fmt.Errorf("SandboxUnavailable: the box's init ended before it said it was ready (%v, %v)", err, describe(ws))
+	case r.Error != "":
+		return errors.New(r.Error)
+	}
+	return errors.New("SandboxUnavailable: the box's init said something unexpected")
+}
+
+// goByte is the go-ahead the init waits for before it starts the agent.
+const goByte = 'g'
 
 // Exit reads how the agent ended, once the init has gone; nil when it did
 // not say (it was killed first: then its own end is the agent's).
