@@ -52,9 +52,14 @@ func (p Paths) LockFile() string { return filepath.Join(p.Data, "engine.lock") }
 // AppLog is the app's own zerolog file.
 func (p Paths) AppLog() string { return filepath.Join(p.State, "shepherd.log") }
 
-// Ensure creates the folders with mode 0700.
+// Ensure creates the folders with mode 0700 — all of them, so that each is
+// hidden from sandboxed agents (an agent granted a folder above one that did
+// not exist yet could otherwise make it, and plant what Shepherd reads).
 func (p Paths) Ensure() error {
-	for _, d := range []string{p.Data, p.State, p.Runtime} {
+	for _, d := range []string{p.Data, p.State, p.Runtime, p.Config} {
+		if d == "" {
+			continue
+		}
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return err
 		}
