@@ -79,9 +79,9 @@ const (
 var transitions = map[Status][]Status{
 	NotStarted:  {Spawning, Queued},
 	Completed:   {Spawning, Queued},
-	Failed:      {Spawning, Queued},
+	Failed:      {Spawning, Queued, Stopped}, // stopped: a stop during keep-alive backoff
 	Stopped:     {Spawning, Queued},
-	Interrupted: {Spawning, Queued, Completed, Failed},
+	Interrupted: {Spawning, Queued, Completed, Failed, Stopped},
 	Paused:      {Spawning, Queued, Failed},
 	// A queued start is cancelled back to the status it came from (see
 	// CheckRevert), or paused.

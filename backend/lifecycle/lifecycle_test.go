@@ -25,6 +25,7 @@ func TestEveryTransition(t *testing.T) {
 	add([]Status{Stopping, Killing}, Stopped, Paused)
 	add([]Status{Interrupted}, Completed, Failed) // log analysis of an agent found dead
 	add([]Status{Paused}, Failed)                 // paused past its expiry
+	add([]Status{Failed, Interrupted}, Stopped)   // a stop during keep-alive backoff
 	n := 0
 	for _, from := range All {
 		for _, to := range All {

@@ -37,6 +37,7 @@ const (
 	ResumeLimit      Action = "resume_limit"     // failed/resume_limit + notification; nothing left running
 	StayInterrupted  Action = "stay_interrupted" // dead, not resumable: + notification
 	NotifyStaleAlive Action = "notify_stale"     // stale, not resumable: one notification, mark stale, leave running
+	Restart          Action = "restart"          // stale with onStale=restart: kill it, start it again with its args
 )
 
 // Decide applies the rules.

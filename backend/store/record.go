@@ -101,6 +101,16 @@ type Record struct {
 	// not); the same as its sandbox.json, which the shim enforces.
 	Sandbox *sandbox.Grants `json:"sandbox,omitempty"`
 	Stale   bool            `json:"stale,omitempty"` // silent past the threshold and left running
+	// OnStale is what a stale agent gets: "flag" (Needs you and a
+	// notification, left running), "restart" (killed and started again with
+	// its args) or "resume" (log analysis, then killed and resumed when it
+	// can be). Empty: resume for claude-stream-json and codex-json agents,
+	// flag for the others.
+	OnStale string `json:"onStale,omitempty"`
+	// AcknowledgedAt is when the user acknowledged what this agent needed of
+	// them (a failure, silence): it leaves Needs you until it needs the user
+	// again (the next failure clears it).
+	AcknowledgedAt *time.Time `json:"acknowledgedAt,omitempty"`
 	LogPath string          `json:"logPath"`
 
 	// Activity is what a running agent is doing, as the engine sees it now.
@@ -208,6 +218,7 @@ func (r *Record) Clone() *Record {
 	c.NextRestartAt = clonePtr(r.NextRestartAt)
 	c.PausedAt = clonePtr(r.PausedAt)
 	c.StaleCheck = clonePtr(r.StaleCheck)
+	c.AcknowledgedAt = clonePtr(r.AcknowledgedAt)
 	c.StopWithParent = clonePtr(r.StopWithParent)
 	if r.Sandbox != nil {
 		g := *r.Sandbox
@@ -266,4 +277,24 @@ type Event struct {
 	To      string         `json:"to,omitempty"`
 	Reason  string         `json:"reason,omitempty"`
 	Data    map[string]any `json:"data,omitempty"`
+}
+
+// What a stale agent gets (Record.OnStale).
+const (
+	OnStaleFlag    = "flag"
+	OnStaleRestart = "restart"
+	OnStaleResume  = "resume"
+)
+
+// OnStaleOf is what r gets when stale: its own choice, else resume for the
+// agent CLIs Shepherd can read (their log says whether they finished and
+// they can be resumed), flag for any other command.
+func OnStaleOf(r *Record) string {
+	if r.OnStale != "" {
+		return r.OnStale
+	}
+	if Structured(r.Profile) {
+		return OnStaleResume
+	}
+	return OnStaleFlag
 }

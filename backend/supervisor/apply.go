@@ -51,6 +51,10 @@ func (e *Engine) applySteps(a *agent, steps ...step) error {
 		if st.mut != nil {
 			st.mut(next)
 		}
+		if next.Status == lifecycle.Failed || next.Status == lifecycle.Interrupted {
+			// A new failure needs the user again, whatever they acknowledged.
+			next.AcknowledgedAt = nil
+		}
 		recs[i], cur = next, next
 	}
 	if err := e.st.SaveRecord(cur); err != nil {

@@ -110,7 +110,9 @@ func TestCPUBurnerIsBusy(t *testing.T) {
 // when it stops.
 func TestActivityWorkingThenSilent(t *testing.T) {
 	h := newClaudeHarness(t)
-	h.create(withID("quiet", sh("echo hello; exec sleep 300")))
+	quiet := withID("quiet", sh("echo hello; exec sleep 300"))
+	quiet.StaleCheck = store.Ptr(false) // silent, not yet flagged stale
+	h.create(quiet)
 	h.start("quiet")
 	h.waitLog("quiet", "hello")
 	h.e.PollLogsNow()

@@ -61,6 +61,11 @@ func validateSpec(p *project, spec *AgentSpec) error {
 			return newErr(ErrValidation, "agent '%s': environment variable name %q is not valid", spec.ID, k)
 		}
 	}
+	switch spec.OnStale {
+	case "", store.OnStaleFlag, store.OnStaleRestart, store.OnStaleResume:
+	default:
+		return newErr(ErrValidation, "agent '%s': onStale %q: use flag, restart or resume", spec.ID, spec.OnStale)
+	}
 	if spec.Parent != "" {
 		if err := store.ValidID(spec.Parent); err != nil {
 			return newErr(ErrValidation, "agent '%s': parent %v", spec.ID, err)
@@ -80,7 +85,7 @@ func applySpec(r *store.Record, spec AgentSpec, g *sandbox.Grants) {
 	r.Profile, r.ResumeArgs = spec.Profile, spec.ResumeArgs
 	r.CompletionPattern, r.ErrorPattern = spec.CompletionPattern, spec.ErrorPattern
 	r.KeepAlive, r.AutoStartOnRestore = spec.KeepAlive, spec.AutoStartOnRestore
-	r.TimeoutSec, r.GraceSec, r.StaleCheck = spec.TimeoutSec, spec.GraceSec, spec.StaleCheck
+	r.TimeoutSec, r.GraceSec, r.StaleCheck, r.OnStale = spec.TimeoutSec, spec.GraceSec, spec.StaleCheck, spec.OnStale
 	r.Parent, r.StopWithParent = spec.Parent, spec.StopWithParent
 }
 

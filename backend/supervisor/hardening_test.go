@@ -133,7 +133,7 @@ func TestSlowRecoveryDoesNotDelayChecks(t *testing.T) {
 	// A generic agent whose log says it is done, that ignores SIGTERM: the
 	// stale recovery marks it completed and waits its grace (an hour).
 	h.create(AgentSpec{ID: "stubborn", Command: "/bin/sh", Args: []string{"-c", `trap "" TERM; echo DONE; while :; do sleep 1; done`},
-		CompletionPattern: "DONE", StaleCheck: store.Ptr(true), GraceSec: 3600})
+		CompletionPattern: "DONE", StaleCheck: store.Ptr(true), OnStale: store.OnStaleResume, GraceSec: 3600})
 	h.start("stubborn")
 	waitFor(t, "log written", 5*time.Second, func() bool { return fileSize(h.get("stubborn").LogPath) > 0 })
 	h.e.PollLogsNow()

@@ -234,14 +234,15 @@ func (e *Engine) staleCheck(p *project) {
 	}
 }
 
-// staleChecked: on by default for claude-stream-json and codex-json agents,
-// off for generic ones (a quiet dev server is not a hung one); staleCheck
-// overrides.
+// staleChecked: on for every agent (SPEC "Attention": silence for any
+// command); staleCheck=false turns it off. What a stale agent gets is its
+// onStale (store.OnStaleOf): any command is only flagged unless it says
+// otherwise — a quiet dev server is not killed for being quiet.
 func staleChecked(r *store.Record) bool {
 	if r.StaleCheck != nil {
 		return *r.StaleCheck
 	}
-	return store.Structured(r.Profile)
+	return true
 }
 
 // WatchdogNow runs one watchdog pass over a project at once (the timer's

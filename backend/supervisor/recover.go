@@ -172,9 +172,18 @@ func (e *Engine) recoverStale(a *agent, rn *run, silent time.Duration, sampleCPU
 	}
 	res := e.analyze(a)
 	s := e.settingsOf(a.rec.ProjectID)
+	policy := store.OnStaleOf(a.rec)
 	act := recovery.Decide(recovery.Input{Found: recovery.FoundStale, Verdict: res.Verdict,
 		Resumable: resumable(a.rec), AutoResumeCount: a.rec.AutoResumeCount, Limit: s.AutoResumeLimit,
 		UserStopped: a.rec.Desired == lifecycle.DesiredStopped})
+	switch policy {
+	case store.OnStaleFlag:
+		act = recovery.NotifyStaleAlive
+	case store.OnStaleRestart:
+		if a.rec.Desired != lifecycle.DesiredStopped {
+			act = recovery.Restart
+		}
+	}
 	e.recoveryEvent(a, "stale", res, act)
 	grace := secs(a.rec.GraceSec)
 	id := a.rec.ID
@@ -195,6 +204,28 @@ func (e *Engine) recoverStale(a *agent, rn *run, silent time.Duration, sampleCPU
 			}
 			a.mu.Unlock()
 		}
+		return
+	case recovery.Restart:
+		// onStale=restart: kill the silent process and start it again with
+		// its own arguments, as keep-alive would.
+		rn.forced = &outcome{lifecycle.Interrupted, lifecycle.ReasonStale,
+			fmt.Sprintf("Silent for %s; killed to be restarted", silent.Round(time.Second))}
+		a.mu.Unlock()
+		if !rn.p.Kill(e.ctx, nil) || !e.waitHandled(rn) {
+			return
+		}
+		a.mu.Lock()
+		if a.rec.Status == lifecycle.Interrupted && a.rec.ExitReason == lifecycle.ReasonStale && !a.gone() {
+			if err := e.launch(a, actKeepAlive); err != nil {
+				e.notify(notify.Notification{Level: notify.Error, Kind: notify.KindFailed, Title: "Restart failed",
+					ProjectID: a.rec.ProjectID, AgentID: id, Native: s.NotifyNative, Message: err.Error()})
+			} else {
+				e.notify(notify.Notification{Level: notify.Warning, Kind: notify.KindStale, Title: "Silent agent restarted",
+					ProjectID: a.rec.ProjectID, AgentID: id, Native: s.NotifyNative,
+					Message: fmt.Sprintf("Agent %s was silent for %d min with no CPU use; it was restarted (onStale: restart)", id, int(silent.Minutes()))})
+			}
+		}
+		a.mu.Unlock()
 		return
 	case recovery.Resume, recovery.ResumeLimit:
 		// Kill the hung process, wait for its end to be recorded
@@ -238,10 +269,10 @@ func (e *Engine) recoverStale(a *agent, rn *run, silent time.Duration, sampleCPU
 	case recovery.NotifyStaleAlive:
 		if !a.rec.Stale {
 			mins := int(silent.Minutes())
-			_ = e.update(a, func(r *store.Record) { r.Stale = true })
+			_ = e.update(a, func(r *store.Record) { r.Stale, r.AcknowledgedAt = true, nil })
 			e.notify(notify.Notification{Level: notify.Warning, Kind: notify.KindStale, Title: "Agent silent",
 				ProjectID: a.rec.ProjectID, AgentID: id, Native: s.NotifyNative,
-				Message: fmt.Sprintf("Agent %s has been silent for %d min; it cannot be resumed, so it is left running", id, mins)})
+				Message: staleMessage(id, mins, policy)})
 		}
 	}
 	a.mu.Unlock()
@@ -261,4 +292,12 @@ func (e *Engine) waitHandled(rn *run) bool {
 	case <-e.ctx.Done():
 		return false
 	}
+}
+
+// staleMessage says what happened to a stale agent left running.
+func staleMessage(id string, mins int, policy string) string {
+	if policy == store.OnStaleFlag {
+		return fmt.Sprintf("Agent %s has been silent for %d min with no CPU use; it is left running (onStale: flag)", id, mins)
+	}
+	return fmt.Sprintf("Agent %s has been silent for %d min; it cannot be resumed, so it is left running", id, mins)
 }

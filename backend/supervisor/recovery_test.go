@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
+	"shepherd/backend/attention"
 	"strings"
 	"syscall"
 	"testing"
@@ -262,21 +264,23 @@ func TestClaudeHangsAfterResult(t *testing.T) {
 	}
 }
 
-// A quiet generic agent (a dev server) is not stale unless asked.
-func TestGenericAgentsAreNotStaleChecked(t *testing.T) {
+// Silence for any command: a plain command silent past the threshold with
+// no CPU use is flagged stale (Needs you, one notification) and left
+// running — never killed for being quiet; staleCheck=false opts out.
+func TestAnySilentCommandIsFlagged(t *testing.T) {
 	h := newClaudeHarness(t)
-	h.create(withID("server", sh("exec sleep 300")))
-	on := true
-	h.create(AgentSpec{ID: "checked", Command: "/bin/sh", Args: []string{"-c", "exec sleep 300"}, StaleCheck: &on})
+	off := false
+	h.create(AgentSpec{ID: "server", Command: "/bin/sh", Args: []string{"-c", "exec sleep 300"}, StaleCheck: &off})
+	h.create(withID("hung", sh("exec sleep 100000")))
 	h.start("server")
-	h.start("checked")
+	h.start("hung")
 	h.goStale()
 	waitFor(t, "stale notice", 5*time.Second, func() bool { return len(h.rec.notes(notify.KindStale)) == 1 })
-	if n := h.rec.notes(notify.KindStale)[0]; n.AgentID != "checked" || !strings.Contains(n.Message, "silent for") {
+	if n := h.rec.notes(notify.KindStale)[0]; n.AgentID != "hung" || !strings.Contains(n.Message, "silent for") || !strings.Contains(n.Message, "left running (onStale: flag)") {
 		t.Fatalf("notice %+v", n)
 	}
-	if r := h.get("checked"); !r.Stale || r.Status != lifecycle.Running {
-		t.Fatalf("checked: stale=%v %s", r.Stale, r.Status)
+	if r := h.get("hung"); !r.Stale || r.Status != lifecycle.Running || attention.Reason(r) != "silent, left running" {
+		t.Fatalf("hung: stale=%v %s %q", r.Stale, r.Status, attention.Reason(r))
 	}
 	if r := h.get("server"); r.Stale || r.Status != lifecycle.Running {
 		t.Fatalf("server: stale=%v %s", r.Stale, r.Status)
@@ -287,6 +291,53 @@ func TestGenericAgentsAreNotStaleChecked(t *testing.T) {
 	if n := len(h.rec.notes(notify.KindStale)); n != 1 {
 		t.Fatalf("%d stale notices", n)
 	}
+	// Acknowledged: out of Needs you, still stale and running.
+	r, err := h.e.AckAgent(h.project.ID, "hung")
+	if err != nil || attention.Reason(r) != "" || !r.Stale || r.Status != lifecycle.Running {
+		t.Fatalf("ack: %v %+v", err, r)
+	}
+}
+
+// onStale=restart: the silent command is killed and started again with its
+// own arguments.
+func TestOnStaleRestart(t *testing.T) {
+	h := newClaudeHarness(t)
+	h.create(AgentSpec{ID: "r", Command: "/bin/sh", Args: []string{"-c", "exec sleep 100000"}, OnStale: store.OnStaleRestart})
+	first := h.start("r")
+	h.goStale()
+	waitFor(t, "restarted", 10*time.Second, func() bool {
+		r := h.get("r")
+		return r.Status == lifecycle.Running && r.PID != first.PID && r.RestartCount == 1
+	})
+	if procid.Alive(first.PID) {
+		t.Fatal("the silent process was left running")
+	}
+	if _, err := h.e.CreateAgent(h.project.ID, AgentSpec{ID: "bad", Command: "true", OnStale: "kill"}); !errors.Is(err, ErrValidation) || !strings.Contains(err.Error(), `onStale "kill"`) {
+		t.Fatalf("bad onStale: %v", err)
+	}
+}
+
+// The silence clock survives an engine restart: an agent silent for most of
+// the threshold before the restart is stale soon after it, not a full
+// threshold later.
+func TestSilenceClockSurvivesRestart(t *testing.T) {
+	h := newClaudeHarness(t)
+	h.create(withID("hung", sh("echo hi; exec sleep 100000")))
+	h.start("hung")
+	h.waitLog("hung", "hi")
+	h.settle()
+	h.clk.Advance(8 * time.Second) // 8 of the 10 s threshold
+	h.settle()
+	h.e.Close()
+	e2 := h.engine(func(c *Config) { c.Clock = h.clk })
+	h.e = e2
+	if _, err := e2.SelectProject(context.Background(), h.project.ID); err != nil {
+		t.Fatal(err)
+	}
+	h.settle()
+	h.clk.Advance(3 * time.Second) // 11 s in all
+	h.settle()
+	waitFor(t, "stale after the restart", 5*time.Second, func() bool { return h.get("hung").Stale })
 }
 
 // Orphans: found at load after the engine was away; by the watchdog when

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"shepherd/backend/lifecycle"
 	"shepherd/backend/loganalysis"
@@ -134,7 +135,7 @@ func (e *Engine) startFailed(a *agent, cause error) error {
 	if errors.Is(cause, ErrSandboxUnavailable) {
 		msg = cause // its own kind: the machine, not the agent, is at fault
 	}
-	_ = e.update(a, func(r *store.Record) { r.Error = msg.Error() })
+	_ = e.update(a, func(r *store.Record) { r.Error, r.AcknowledgedAt = msg.Error(), nil })
 	e.appendEvent(a.rec.ProjectID, store.Event{Time: e.clock.Now().UTC(), Event: "start:failed", AgentID: a.rec.ID,
 		Reason: cause.Error()})
 	return msg
@@ -274,7 +275,7 @@ func fileSize(path string) int64 {
 func (e *Engine) watchRun(a *agent, rn *run) {
 	a.run = rn
 	rn.logPath = a.rec.LogPath
-	rn.lastActivity = e.clock.Now()
+	rn.lastActivity = e.lastActivityOf(a.rec)
 	if t := a.rec.TimeoutSec; t > 0 && a.rec.Status == lifecycle.Running {
 		left := secs(t)
 		if a.rec.StartedAt != nil {
@@ -305,4 +306,24 @@ func (e *Engine) endRun(a *agent, rn *run) {
 	delete(e.live, rn)
 	e.mu.Unlock()
 	rn.finish()
+}
+
+// lastActivityOf is when a run being watched last wrote to its log: now for
+// a run just started; for one adopted again (an engine restart, a
+// re-attach), the later of its record's lastActivityAt and its log's last
+// change — the silence clock keeps running across an engine restart rather
+// than starting again. Never later than now.
+func (e *Engine) lastActivityOf(r *store.Record) time.Time {
+	now := e.clock.Now()
+	if r.LastActivityAt == nil {
+		return now
+	}
+	last := *r.LastActivityAt
+	if fi, err := os.Stat(r.LogPath); err == nil && fi.ModTime().After(last) {
+		last = fi.ModTime()
+	}
+	if last.After(now) {
+		return now
+	}
+	return last
 }

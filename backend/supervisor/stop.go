@@ -65,8 +65,17 @@ func (e *Engine) stop(ctx context.Context, a *agent, grace *time.Duration, asked
 		// Not running but about to be restarted by keep-alive: the stop
 		// cancels that.
 		e.cancelRestart(a)
-		err := e.update(a, func(r *store.Record) { r.Desired, r.NextRestartAt = lifecycle.DesiredStopped, nil })
 		defer a.mu.Unlock()
+		now := e.clock.Now().UTC()
+		// It reads stopped (by the user), not as the failure it was waiting
+		// to recover from.
+		err := e.apply(a, lifecycle.Stopped, "stop: keep-alive restart cancelled", func(r *store.Record) {
+			r.Desired, r.NextRestartAt = lifecycle.DesiredStopped, nil
+			r.ExitReason, r.Error, r.StoppedAt = lifecycle.ReasonStoppedByUser, "", &now
+		})
+		if err != nil {
+			err = e.update(a, func(r *store.Record) { r.Desired, r.NextRestartAt = lifecycle.DesiredStopped, nil })
+		}
 		return e.snapshot(a), err
 	}
 	if !a.rec.Status.Live() || a.run == nil {

@@ -42,6 +42,8 @@ type AgentSpec struct {
 	TimeoutSec         int               `json:"timeoutSec,omitempty"`
 	GraceSec           int               `json:"graceSec,omitempty"` // 0: default 10
 	StaleCheck         *bool             `json:"staleCheck,omitempty"`
+	// OnStale: flag, restart or resume (see store.Record.OnStale).
+	OnStale string `json:"onStale,omitempty"`
 	// Parent is the agent that created this one through the MCP server (its
 	// id in the same project); StopWithParent (default true) stops this one
 	// when the parent is removed.

@@ -1,0 +1,35 @@
+package supervisor
+
+import (
+	"shepherd/backend/attention"
+	"shepherd/backend/store"
+)
+
+// AckAgent records that the user has seen what the agent needed of them (a
+// failure, silence, a restart loop): it leaves Needs you and the counts,
+// stays in the history (events.jsonl), and comes back when the agent needs
+// the user again. An agent that needs nothing cannot be acknowledged.
+func (e *Engine) AckAgent(projectID, agentID string) (*store.Record, error) {
+	_, a, err := e.agent(projectID, agentID)
+	if err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.gone() {
+		return nil, errGone(agentID)
+	}
+	if !attention.Acknowledgeable(a.rec) {
+		return nil, newErr(ErrValidation, "Agent '%s' needs nothing of you (it is %s): nothing to acknowledge", agentID, a.rec.Status)
+	}
+	if a.rec.AcknowledgedAt != nil {
+		return e.snapshot(a), nil
+	}
+	why := attention.Reason(a.rec)
+	now := e.clock.Now().UTC()
+	if err := e.update(a, func(r *store.Record) { r.AcknowledgedAt = &now }); err != nil {
+		return nil, err
+	}
+	e.appendEvent(projectID, store.Event{Time: now, Event: "attention:acknowledged", AgentID: agentID, Reason: why})
+	return e.snapshot(a), nil
+}
