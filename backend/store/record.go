@@ -111,7 +111,7 @@ type Record struct {
 	// them (a failure, silence): it leaves Needs you until it needs the user
 	// again (the next failure clears it).
 	AcknowledgedAt *time.Time `json:"acknowledgedAt,omitempty"`
-	LogPath string          `json:"logPath"`
+	LogPath        string     `json:"logPath"`
 
 	// Activity is what a running agent is doing, as the engine sees it now.
 	// It is computed, never stored: a record on disk has none.
