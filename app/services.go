@@ -268,6 +268,16 @@ func (s *AgentService) Resume(projectID, agentID string) (*Agent, error) {
 	return agentOf(e.ResumeAgent(context.Background(), projectID, agentID))
 }
 
+// Ack acknowledges what the agent needed of the user: it leaves Needs you
+// until it needs them again.
+func (s *AgentService) Ack(projectID, agentID string) (*Agent, error) {
+	e, err := s.a.engine()
+	if err != nil {
+		return nil, err
+	}
+	return agentOf(e.AckAgent(projectID, agentID))
+}
+
 // Remove forgets an agent; a live one needs force. The log is kept unless
 // deleteLog.
 func (s *AgentService) Remove(projectID, agentID string, force, deleteLog bool) error {

@@ -188,6 +188,10 @@ func (r *Remote) ResumeAgent(ctx context.Context, projectID, agentID string) (*s
 	return r.recordCall(ctx, http.MethodPost, agentPath(projectID, agentID, "resume"), nil)
 }
 
+func (r *Remote) AckAgent(projectID, agentID string) (*store.Record, error) {
+	return r.recordCall(bg, http.MethodPost, agentPath(projectID, agentID, "ack"), nil)
+}
+
 func (r *Remote) UpdateAgent(projectID string, spec supervisor.AgentSpec) (*store.Record, error) {
 	return r.recordCall(bg, http.MethodPut, agentPath(projectID, spec.ID), spec)
 }

@@ -38,6 +38,8 @@ func init() {
 			minPos: 2, maxPos: 2, setup: setupSandbox},
 		{name: "start", args: "P A", summary: "start an agent", minPos: 2, maxPos: 2, run: cmdStart},
 		{name: "resume", args: "P A", summary: "resume an agent's session (its resume args, {sessionId} filled in)", minPos: 2, maxPos: 2, run: cmdResume},
+		{name: "ack", args: "P A", summary: "acknowledge what an agent needed (a failure, silence): it leaves Needs you until it needs you again",
+			minPos: 2, maxPos: 2, run: cmdAck},
 		{name: "settings", args: "P [--key value]…", summary: "show or change a project's monitoring settings (keys as in the API: --staleThresholdSec 600 …)",
 			minPos: 1, maxPos: 1, setup: setupSettings},
 		{name: "stop", args: "P A [--grace SEC]", summary: "stop an agent: SIGTERM to its process group, SIGKILL after the grace",
@@ -548,6 +550,9 @@ func agentAction(action string, say func(r store.Record) string) runFunc {
 var (
 	cmdStart = agentAction("start", func(r store.Record) string {
 		return fmt.Sprintf("Started %s (pid %s, %s)", r.ID, pidText(r.PID), r.Status)
+	})
+	cmdAck = agentAction("ack", func(r store.Record) string {
+		return fmt.Sprintf("Acknowledged %s: it is %s and no longer needs you, until it fails again.", r.ID, r.Status)
 	})
 	cmdResume = agentAction("resume", func(r store.Record) string {
 		return fmt.Sprintf("Resumed %s (pid %s, session %s, %s)", r.ID, pidText(r.PID), r.SessionID, r.Status)

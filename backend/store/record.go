@@ -122,6 +122,10 @@ type Record struct {
 	// Stats is the latest CPU and memory sample of its process tree, while
 	// someone looks (computed, never stored).
 	Stats *Stats `json:"stats,omitempty"`
+	// Attention is why the agent needs the user now, in a few words ("failed",
+	// "waiting: permission for Bash", "crash loop: …"); empty when it does
+	// not or the user acknowledged it (computed, never stored).
+	Attention string `json:"attention,omitempty"`
 
 	// LastResult is what the latest run that reported its figures cost;
 	// Totals, what every such run of this agent cost, resumes included.
@@ -186,6 +190,10 @@ const (
 	ActivityBusy    = "busy"    // silent, but a tool call runs (or its processes use CPU)
 	ActivitySilent  = "silent"  // its log has not grown for a while
 	ActivityStale   = "stale"   // silent past the threshold with no sign of work
+	// waiting for the user (a permission, input) or for a rate limit: said
+	// by the agent itself (Claude Code's hooks, its api_retry lines), so
+	// never stale
+	ActivityWaiting = "waiting"
 )
 
 // Activity is what a running agent is doing.
@@ -197,6 +205,12 @@ type Activity struct {
 	// it started.
 	Tool      string     `json:"tool,omitempty"`
 	ToolSince *time.Time `json:"toolSince,omitempty"`
+	// Waiting is what a waiting agent waits for, in words ("permission for
+	// Bash", "input", "rate limit until 14:05:00"); NeedsYou when the user
+	// has something to do; Until when a rate limit is retried.
+	Waiting  string     `json:"waiting,omitempty"`
+	NeedsYou bool       `json:"needsYou,omitempty"`
+	Until    *time.Time `json:"until,omitempty"`
 }
 
 // Clone returns a deep copy, so a caller can change it without touching the

@@ -4,6 +4,8 @@ import {supervisor} from '../models';
 import {app} from '../models';
 import {store} from '../models';
 
+export function Ack(arg1:string,arg2:string):Promise<app.Agent>;
+
 export function Create(arg1:string,arg2:supervisor.AgentSpec):Promise<app.Agent>;
 
 export function Events(arg1:string,arg2:string,arg3:number):Promise<Array<store.Event>>;
