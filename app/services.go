@@ -57,6 +57,17 @@ func NeedsAttention(r *store.Record) bool {
 }
 
 // List returns the known projects, oldest first.
+// WhileClosed is what the engine found at its start, for every project:
+// agents that ended while no engine watched them (with their exit codes),
+// re-attached, recovered. Nil while it is still loading.
+func (s *ProjectService) WhileClosed() (*supervisor.WhileClosed, error) {
+	e, err := s.a.engine()
+	if err != nil {
+		return nil, err
+	}
+	return e.WhileClosed(), nil
+}
+
 func (s *ProjectService) List() ([]ProjectInfo, error) {
 	e, err := s.a.engine()
 	if err != nil {

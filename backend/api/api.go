@@ -40,6 +40,7 @@ type Engine interface {
 	AllAgents() []*store.Record
 	ResumeAgent(ctx context.Context, projectID, agentID string) (*store.Record, error)
 	AckAgent(projectID, agentID string) (*store.Record, error)
+	WhileClosed() *supervisor.WhileClosed
 	UpdateAgent(projectID string, spec supervisor.AgentSpec) (*store.Record, error)
 	GetSettings(projectID string) (supervisor.Settings, error)
 	PutSettings(projectID string, s supervisor.Settings) (supervisor.Settings, error)
@@ -145,6 +146,7 @@ func New(eng Engine, token string, opts Options) http.Handler {
 	h.handle("GET /v1/engine/processes", h.allProcesses)
 	h.handle("GET /v1/events", h.stream)
 	h.handle("POST /v1/engine/quit", h.quit)
+	h.handle("GET /v1/engine/while-closed", h.whileClosed)
 	h.handle("GET /v1/engine/processes/{project}/{agent}", h.oneProcess)
 
 	h.handle("GET /v1/projects", h.listProjects)
@@ -833,4 +835,15 @@ func (h *handler) claudeHook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.WriteHeader(http.StatusOK)
+}
+
+// whileClosed is what the engine found at its start, for every project
+// (SPEC "Attention"); 404 while it is still loading them.
+func (h *handler) whileClosed(w http.ResponseWriter, r *http.Request) {
+	wc := h.eng.WhileClosed()
+	if wc == nil {
+		writeError(w, http.StatusNotFound, supervisor.KindName(supervisor.ErrNotFound), "the engine is still loading its projects")
+		return
+	}
+	writeJSON(w, http.StatusOK, wc)
 }

@@ -1,6 +1,8 @@
 package supervisor
 
 import (
+	"time"
+
 	"shepherd/backend/store"
 )
 
@@ -12,11 +14,12 @@ type Emitter interface {
 
 // Event names pushed through the Emitter.
 const (
-	EventAgentState    = "agent:state"    // data: *store.Record after a transition
-	EventProjectSynced = "project:synced" // data: *SyncSummary
-	EventAgentRemoved  = "agent:removed"  // data: AgentRef
-	EventNotify        = "notify"         // data: notify.Notification
-	EventProjectState  = "project:state"  // data: ProjectView, when a project is paused or resumed
+	EventAgentState    = "agent:state"         // data: *store.Record after a transition
+	EventProjectSynced = "project:synced"      // data: *SyncSummary
+	EventAgentRemoved  = "agent:removed"       // data: AgentRef
+	EventNotify        = "notify"              // data: notify.Notification
+	EventProjectState  = "project:state"       // data: ProjectView, when a project is paused or resumed
+	EventWhileClosed   = "engine:while-closed" // data: *WhileClosed, once the engine has loaded every project
 )
 
 // AgentRef names one agent.
@@ -100,6 +103,13 @@ type SyncSummary struct {
 	Counts    map[string]int  `json:"counts"`
 	Agents    []AgentOutcome  `json:"agents"`
 	Corrupt   []CorruptRecord `json:"corrupt,omitempty"`
+}
+
+// WhileClosed is what an engine found at its start (SPEC "Attention": what
+// happened while closed), for every project where something did.
+type WhileClosed struct {
+	At       time.Time     `json:"at"` // when the engine looked (its start)
+	Projects []SyncSummary `json:"projects"`
 }
 
 // StopResult is one agent's outcome of stop-all.

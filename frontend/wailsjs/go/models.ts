@@ -53,13 +53,18 @@ export namespace app {
 	    queuedFrom?: string;
 	    staleCheck?: boolean;
 	    parent?: string;
+	    credentialHash?: string;
 	    stopWithParent?: boolean;
 	    sandbox?: sandbox.Grants;
 	    stale?: boolean;
+	    onStale?: string;
+	    // Go type: time
+	    acknowledgedAt?: any;
 	    logPath: string;
 	    activity?: store.Activity;
 	    queuePosition?: number;
 	    stats?: store.Stats;
+	    attention?: string;
 	    lastResult?: store.RunFigures;
 	    totals?: store.RunFigures;
 	}
@@ -147,6 +152,10 @@ export namespace store {
 	    tool?: string;
 	    // Go type: time
 	    toolSince?: any;
+	    waiting?: string;
+	    needsYou?: boolean;
+	    // Go type: time
+	    until?: any;
 	}
 	export interface Event {
 	    // Go type: time
@@ -218,10 +227,10 @@ export namespace supervisor {
 	    timeoutSec?: number;
 	    graceSec?: number;
 	    staleCheck?: boolean;
+	    onStale?: string;
 	    parent?: string;
 	    stopWithParent?: boolean;
 	    permissions?: string[];
-	    caller?: AgentRef;
 	}
 	export interface CorruptRecord {
 	    agentId: string;
@@ -247,6 +256,11 @@ export namespace supervisor {
 	    counts: Record<string, number>;
 	    agents: AgentOutcome[];
 	    corrupt?: CorruptRecord[];
+	}
+	export interface WhileClosed {
+	    // Go type: time
+	    at: any;
+	    projects: SyncSummary[];
 	}
 
 }
