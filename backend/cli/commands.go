@@ -377,7 +377,8 @@ func setupCreate(fs *flag.FlagSet) runFunc {
 	fs.Var(&grace, "grace", "seconds between SIGTERM and SIGKILL when stopping (default 10)")
 	fs.Var(&resumeArg, "resume-arg", "one argument of the resume command line, may hold {sessionId} (repeatable)")
 	fs.StringVar(&resumeArgs, "resume-args", "", "the resume arguments as one shell-quoted string")
-	fs.Var(&staleCheck, "stale-check", "check it for silence (default: on for claude-stream-json only)")
+	fs.Var(&staleCheck, "stale-check", "check it for silence: silent past the project's threshold with no CPU use (default: on)")
+	onStale := fs.String("on-stale", "", "what a silent agent gets: flag (Needs you, left running), restart, or resume (default: resume for Claude and Codex, flag for any other command)")
 	perms := fs.String("permissions", "", "run it sandboxed with these grants, comma-separated: @network, @write:/abs/folder (implies --sandbox)")
 	sandboxed := fs.Bool("sandbox", false, "run it sandboxed: no network, no writes but its log, plus what --permissions grants")
 	return func(e *env, pos, tail []string) error {
@@ -402,6 +403,7 @@ func setupCreate(fs *flag.FlagSet) runFunc {
 			TimeoutSec:         int(timeout),
 			GraceSec:           int(grace),
 			StaleCheck:         staleCheck.v,
+			OnStale:            *onStale,
 		}
 		if *sandboxed || *perms != "" {
 			tags := splitTags(*perms)
@@ -454,7 +456,8 @@ func setupCreate(fs *flag.FlagSet) runFunc {
 		if human, err := e.fetch(http.MethodPost, projectURL(id, "agents"), spec, &r); !human {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "Created agent %s in project %s (%s)\n", r.ID, e.projectNames().of(r.ProjectID), r.Status)
+		fmt.Fprintf(e.stdout, "Created agent %s in project %s; not started yet (shepherd start %s %s).\n", r.ID,
+			e.projectNames().of(r.ProjectID), e.projectNames().of(r.ProjectID), r.ID)
 		return nil
 	}
 }
@@ -476,7 +479,7 @@ func specOf(r *store.Record) supervisor.AgentSpec {
 	s := supervisor.AgentSpec{ID: r.ID, Name: r.Name, Command: r.Command, Args: r.Args, Env: r.Env, Cwd: r.Cwd,
 		Profile: r.Profile, ResumeArgs: r.ResumeArgs, CompletionPattern: r.CompletionPattern, ErrorPattern: r.ErrorPattern,
 		KeepAlive: r.KeepAlive, AutoStartOnRestore: r.AutoStartOnRestore, TimeoutSec: r.TimeoutSec, GraceSec: r.GraceSec,
-		StaleCheck: r.StaleCheck, Parent: r.Parent, StopWithParent: r.StopWithParent}
+		StaleCheck: r.StaleCheck, OnStale: r.OnStale, Parent: r.Parent, StopWithParent: r.StopWithParent}
 	if r.Sandbox != nil {
 		p := append([]string{}, r.Sandbox.Permissions...)
 		s.Permissions = &p
@@ -549,13 +552,13 @@ func agentAction(action string, say func(r store.Record) string) runFunc {
 
 var (
 	cmdStart = agentAction("start", func(r store.Record) string {
-		return fmt.Sprintf("Started %s (pid %s, %s)", r.ID, pidText(r.PID), r.Status)
+		return "Started " + r.ID + ": " + runText(&r) + "."
 	})
 	cmdAck = agentAction("ack", func(r store.Record) string {
 		return fmt.Sprintf("Acknowledged %s: it is %s and no longer needs you, until it fails again.", r.ID, r.Status)
 	})
 	cmdResume = agentAction("resume", func(r store.Record) string {
-		return fmt.Sprintf("Resumed %s (pid %s, session %s, %s)", r.ID, pidText(r.PID), r.SessionID, r.Status)
+		return fmt.Sprintf("Resumed %s, session %s: %s.", r.ID, dash(r.SessionID), runText(&r))
 	})
 )
 
@@ -708,7 +711,7 @@ func setupStop(fs *flag.FlagSet) runFunc {
 		if human, err := e.fetch(http.MethodPost, agentURL(id, pos[1], "stop"), body, &r); !human {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "Stopped %s (%s, %s)\n", r.ID, r.Status, dash(string(r.ExitReason)))
+		fmt.Fprintf(e.stdout, "Stopped %s: %s.\n", r.ID, endText(&r))
 		return nil
 	}
 }
@@ -736,9 +739,9 @@ func setupRemove(fs *flag.FlagSet) runFunc {
 			return err
 		}
 		if *deleteLog {
-			fmt.Fprintf(e.stdout, "Removed %s and its log\n", pos[1])
+			fmt.Fprintf(e.stdout, "Removed %s and its log.\n", pos[1])
 		} else {
-			fmt.Fprintf(e.stdout, "Removed %s (its log was kept)\n", pos[1])
+			fmt.Fprintf(e.stdout, "Removed %s; its log was kept.\n", pos[1])
 		}
 		return nil
 	}
@@ -1166,6 +1169,30 @@ func statusText(r *store.Record) string {
 	return string(r.Status)
 }
 
+// runText says where a started agent is: "running, pid 4242", "queued,
+// 2nd in line", or its status.
+func runText(r *store.Record) string {
+	switch {
+	case r.Status == "queued" && r.QueuePosition > 0:
+		return "queued, " + ordinal(r.QueuePosition) + " in line"
+	case r.Status.Live() && r.PID > 0:
+		return fmt.Sprintf("%s, pid %d", r.Status, r.PID)
+	}
+	return string(r.Status)
+}
+
+// endText says how a stopped agent ended: "stopped", "failed (exit code 1)".
+func endText(r *store.Record) string {
+	s := string(r.Status)
+	switch {
+	case r.ExitCode != nil && *r.ExitCode != 0:
+		s += fmt.Sprintf(" (exit code %d)", *r.ExitCode)
+	case r.Signal != "" && r.Status != "stopped":
+		s += " (" + r.Signal + ")"
+	}
+	return s
+}
+
 func ordinal(n int) string {
 	suffix := "th"
 	switch {
@@ -1201,6 +1228,8 @@ func activityText(a *store.Activity, now time.Time) string {
 		return "busy · " + tool + since(a.ToolSince)
 	case store.ActivitySilent, store.ActivityStale:
 		return a.State + since(a.Since)
+	case store.ActivityWaiting:
+		return "waiting: " + a.Waiting
 	}
 	return a.State
 }
