@@ -338,6 +338,16 @@ func (s *AgentService) Unpause(projectID, agentID string) (*Agent, error) {
 	return agentOf(e.UnpauseAgent(context.Background(), projectID, agentID))
 }
 
+// AnswerBudget answers an agent's budget pause: "raise" the limit it
+// reached to limit (0: none), resume "once" past it, or "stop".
+func (s *AgentService) AnswerBudget(projectID, agentID, action string, limit float64) (*Agent, error) {
+	e, err := s.a.engine()
+	if err != nil {
+		return nil, err
+	}
+	return agentOf(e.AnswerBudget(context.Background(), projectID, agentID, action, limit))
+}
+
 // Events returns the last limit entries of the project's events.jsonl that
 // concern agentID ("" for all), oldest first.
 func (s *AgentService) Events(projectID, agentID string, limit int) ([]store.Event, error) {

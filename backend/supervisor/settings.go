@@ -25,7 +25,7 @@ type Settings struct {
 	NotifyCompletion      bool `json:"notifyCompletion"`
 	// DailyBudgetUsd caps what the project's runs may cost in a (local)
 	// day; 0: none (budget.go).
-	DailyBudgetUsd float64 `json:"dailyBudgetUsd,omitempty"`
+	DailyBudgetUsd float64 `json:"dailyBudgetUsd"`
 }
 
 // DefaultSettings are SPEC's defaults.

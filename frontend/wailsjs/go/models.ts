@@ -53,15 +53,23 @@ export namespace app {
 	    queuedFrom?: string;
 	    staleCheck?: boolean;
 	    parent?: string;
+	    credentialHash?: string;
 	    stopWithParent?: boolean;
 	    sandbox?: sandbox.Grants;
 	    stale?: boolean;
+	    onStale?: string;
+	    // Go type: time
+	    acknowledgedAt?: any;
 	    logPath: string;
 	    activity?: store.Activity;
 	    queuePosition?: number;
 	    stats?: store.Stats;
 	    lastResult?: store.RunFigures;
 	    totals?: store.RunFigures;
+	    maxBudgetUsd?: number;
+	    maxTurns?: number;
+	    budgetPause?: string;
+	    budgetOnce?: boolean;
 	}
 	export interface EngineStatus {
 	    state: string;
@@ -218,10 +226,12 @@ export namespace supervisor {
 	    timeoutSec?: number;
 	    graceSec?: number;
 	    staleCheck?: boolean;
+	    onStale?: string;
 	    parent?: string;
 	    stopWithParent?: boolean;
 	    permissions?: string[];
-	    caller?: AgentRef;
+	    maxBudgetUsd?: number;
+	    maxTurns?: number;
 	}
 	export interface CorruptRecord {
 	    agentId: string;
@@ -240,6 +250,7 @@ export namespace supervisor {
 	    maxRunning: number;
 	    notifyNative: boolean;
 	    notifyCompletion: boolean;
+	    dailyBudgetUsd: number;
 	}
 	export interface SyncSummary {
 	    projectId: string;
