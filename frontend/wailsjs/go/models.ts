@@ -99,6 +99,8 @@ export namespace app {
 	    folderMissing?: string;
 	    totals?: store.RunFigures;
 	    costToday: number;
+	    dailyBudgetUsd?: number;
+	    budgetHeld?: boolean;
 	}
 	export interface StopResult {
 	    agentId: string;
