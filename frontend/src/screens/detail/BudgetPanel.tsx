@@ -1,4 +1,4 @@
-import {useState} from 'react'
+import {useEffect, useState} from 'react'
 import type {Agent} from '../../api'
 import {api} from '../../api'
 import {budgetQuestion, budgetReached, limitsText, suggestedRaise} from '../../lib/budget'
@@ -11,6 +11,8 @@ export function BudgetPanel({agent: a}: {agent: Agent}) {
   const q = budgetQuestion(a, project)
   const [limit, setLimit] = useState(String(suggestedRaise(q.current, q.unit)))
   const [busy, setBusy] = useState(false)
+  // The suggestion follows the limit asked about (the project's daily budget arrives later).
+  useEffect(() => setLimit(String(suggestedRaise(q.current, q.unit))), [q.current, q.unit])
   const call = useAgentCall()
   if (!budgetReached(a)) return null
   const answer = async (action: 'raise' | 'once' | 'stop') => {
