@@ -52,6 +52,7 @@ type Engine interface {
 	UnpauseProject(ctx context.Context, projectID string) error
 	PauseAgent(ctx context.Context, projectID, agentID string, now bool, note string) (*store.Record, error)
 	UnpauseAgent(ctx context.Context, projectID, agentID string) (*store.Record, error)
+	AnswerBudget(ctx context.Context, projectID, agentID, action string, limit float64) (*store.Record, error)
 	Look(projectID string, d time.Duration) error
 	StatsNow(projectID string) error
 	StatsHistory(projectID, agentID string) ([]store.Stats, error)
@@ -75,6 +76,13 @@ type Hooks interface {
 type PauseInput struct {
 	Note string `json:"note,omitempty"`
 	Now  bool   `json:"now,omitempty"` // skip the safe point
+}
+
+// BudgetInput is the body of POST …/budget: the user's answer to a budget
+// pause — raise (the limit reached, to Limit; 0 removes it), once or stop.
+type BudgetInput struct {
+	Action string  `json:"action"`
+	Limit  float64 `json:"limit,omitempty"`
 }
 
 // Options are the handler's settings beyond the engine and the token.
@@ -173,6 +181,7 @@ func New(eng Engine, token string, opts Options) http.Handler {
 	h.handle("POST /v1/projects/{project}/unpause", h.unpauseProject)
 	h.handle("POST /v1/projects/{project}/agents/{agent}/pause", h.pauseAgent)
 	h.handle("POST /v1/projects/{project}/agents/{agent}/unpause", h.unpauseAgent)
+	h.handle("POST /v1/projects/{project}/agents/{agent}/budget", h.answerBudget) // the user's alone: no agent raises its own budget
 	h.handle("PATCH /v1/projects/{project}", h.renameProject)
 	h.handle("DELETE /v1/projects/{project}", h.removeProject)
 	return h
@@ -369,6 +378,19 @@ func (h *handler) unpauseAgent(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rec, err := h.eng.UnpauseAgent(r.Context(), r.PathValue("project"), r.PathValue("agent"))
+	if err != nil {
+		writeEngineError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, reveal(r, rec))
+}
+
+func (h *handler) answerBudget(w http.ResponseWriter, r *http.Request) {
+	var in BudgetInput
+	if !decodeBody(w, r, &in, false) {
+		return
+	}
+	rec, err := h.eng.AnswerBudget(r.Context(), r.PathValue("project"), r.PathValue("agent"), in.Action, in.Limit)
 	if err != nil {
 		writeEngineError(w, err)
 		return

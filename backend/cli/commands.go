@@ -55,6 +55,8 @@ func init() {
 			minPos: 1, maxPos: 2, setup: setupPause},
 		{name: "unpause", args: "P [A]", summary: "resume a paused project (its paused agents go through the queue) or one paused agent",
 			minPos: 1, maxPos: 2, run: cmdUnpause},
+		{name: "budget", args: "P A [raise N|once|stop] [--usd N] [--turns N]", summary: "show or set an agent's budget, or answer a budget pause",
+			minPos: 2, maxPos: 4, setup: setupBudget},
 		{name: "mcp", args: "[install [--print]]", summary: "the MCP server on stdio, for coding agents to run and watch their processes through Shepherd; install adds it to Claude Code's .mcp.json here",
 			maxPos: 1, setup: setupMCP},
 		{name: "quit", summary: "ask the running engine (window or serve) to quit; agents keep running unless the stop-on-quit preference is on",
@@ -297,6 +299,9 @@ func (e *env) printRecord(r *store.Record) error {
 	if r.Status == "paused" && r.PausedAt != nil {
 		row("Paused", r.PausedAt.Local().Format("2006-01-02 15:04:05")+" "+r.PauseNote)
 	}
+	if r.MaxBudgetUsd > 0 || r.MaxTurns > 0 {
+		row("Budget", budgetText(r))
+	}
 	row("Desired", string(r.Desired))
 	row("Exit reason", string(r.ExitReason))
 	if r.ExitCode != nil || r.Signal != "" {
@@ -380,6 +385,10 @@ func setupCreate(fs *flag.FlagSet) runFunc {
 	fs.Var(&staleCheck, "stale-check", "check it for silence: silent past the project's threshold with no CPU use (default: on)")
 	onStale := fs.String("on-stale", "", "what a silent agent gets: flag (Needs you, left running), restart, or resume (default: resume for Claude and Codex, flag for any other command)")
 	perms := fs.String("permissions", "", "run it sandboxed with these grants, comma-separated: @network, @write:/abs/folder (implies --sandbox)")
+	var maxUsd optUsd
+	var maxTurns optInt
+	fs.Var(&maxUsd, "max-budget-usd", "pause it when one run costs this many dollars")
+	fs.Var(&maxTurns, "max-turns", "pause it when one run takes this many turns")
 	sandboxed := fs.Bool("sandbox", false, "run it sandboxed: no network, no writes but its log, plus what --permissions grants")
 	return func(e *env, pos, tail []string) error {
 		var pre *presets.Preset
@@ -404,6 +413,12 @@ func setupCreate(fs *flag.FlagSet) runFunc {
 			GraceSec:           int(grace),
 			StaleCheck:         staleCheck.v,
 			OnStale:            *onStale,
+		}
+		if maxUsd.v != nil {
+			spec.MaxBudgetUsd = *maxUsd.v
+		}
+		if maxTurns.v != nil {
+			spec.MaxTurns = *maxTurns.v
 		}
 		if *sandboxed || *perms != "" {
 			tags := splitTags(*perms)
@@ -480,6 +495,7 @@ func specOf(r *store.Record) supervisor.AgentSpec {
 		Profile: r.Profile, ResumeArgs: r.ResumeArgs, CompletionPattern: r.CompletionPattern, ErrorPattern: r.ErrorPattern,
 		KeepAlive: r.KeepAlive, AutoStartOnRestore: r.AutoStartOnRestore, TimeoutSec: r.TimeoutSec, GraceSec: r.GraceSec,
 		StaleCheck: r.StaleCheck, OnStale: r.OnStale, Parent: r.Parent, StopWithParent: r.StopWithParent}
+	s.MaxBudgetUsd, s.MaxTurns = r.MaxBudgetUsd, r.MaxTurns
 	if r.Sandbox != nil {
 		p := append([]string{}, r.Sandbox.Permissions...)
 		s.Permissions = &p
@@ -632,6 +648,11 @@ var settingKeys = []struct{ name, doc string }{
 	{"maxRunning", "agents allowed to run at once (0: no limit)"},
 }
 
+// settingUsds are the settings in dollars.
+var settingUsds = []struct{ name, doc string }{
+	{"dailyBudgetUsd", "dollars the project's runs may cost a day (0: no limit)"},
+}
+
 var settingBools = []struct{ name, doc string }{
 	{"notifyNative", "native desktop notifications (true/false)"},
 	{"notifyCompletion", "notify when an agent completes (true/false)"},
@@ -642,6 +663,11 @@ func setupSettings(fs *flag.FlagSet) runFunc {
 	for _, k := range settingKeys {
 		ints[k.name] = &optInt{}
 		fs.Var(ints[k.name], k.name, k.doc)
+	}
+	usds := map[string]*optUsd{}
+	for _, k := range settingUsds {
+		usds[k.name] = &optUsd{}
+		fs.Var(usds[k.name], k.name, k.doc)
 	}
 	bools := map[string]*string{}
 	for _, k := range settingBools {
@@ -654,6 +680,11 @@ func setupSettings(fs *flag.FlagSet) runFunc {
 		}
 		change := map[string]any{}
 		for name, v := range ints {
+			if v.v != nil {
+				change[name] = *v.v
+			}
+		}
+		for name, v := range usds {
 			if v.v != nil {
 				change[name] = *v.v
 			}
@@ -686,6 +717,9 @@ func setupSettings(fs *flag.FlagSet) runFunc {
 		_ = json.Unmarshal(raw, &m)
 		tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
 		for _, k := range settingKeys {
+			fmt.Fprintf(tw, "%s\t%v\n", k.name, m[k.name])
+		}
+		for _, k := range settingUsds {
 			fmt.Fprintf(tw, "%s\t%v\n", k.name, m[k.name])
 		}
 		for _, k := range settingBools {

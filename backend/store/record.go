@@ -131,6 +131,18 @@ type Record struct {
 	// Totals, what every such run of this agent cost, resumes included.
 	LastResult *RunFigures `json:"lastResult,omitempty"`
 	Totals     *RunFigures `json:"totals,omitempty"`
+
+	// Budgets (SPEC "Workspaces and budgets"), per run; 0: none.
+	// MaxBudgetUsd caps what one run (a start, resume or restart) may cost,
+	// MaxTurns its turns, as its log reports them.
+	MaxBudgetUsd float64 `json:"maxBudgetUsd,omitempty"`
+	MaxTurns     int     `json:"maxTurns,omitempty"`
+	// BudgetPause is which budget paused the agent ("run", "turns",
+	// "daily"; its pauseNote says by how much), until it runs again;
+	// BudgetOnce, that its next (or current) run may go past its limits
+	// once, as the user answered.
+	BudgetPause string `json:"budgetPause,omitempty"`
+	BudgetOnce  bool   `json:"budgetOnce,omitempty"`
 }
 
 // RunFigures is what a run cost, as its agent's log reports it (Claude's

@@ -140,6 +140,9 @@ func (e *Engine) scanLog(a *agent, rn *run) {
 		e.appendEvent(a.rec.ProjectID, store.Event{Time: e.clock.Now().UTC(), Event: "session", AgentID: a.rec.ID,
 			Data: map[string]any{"sessionId": sid}})
 	}
+	if res != nil && a.rec.Status == lifecycle.Running {
+		e.sawResult(a, rn, res)
+	}
 	if res != nil && rn.resultTimer == nil && a.rec.Status == lifecycle.Running {
 		grace := secs(e.settingsOf(a.rec.ProjectID).ResultGraceSec)
 		rn.resultTimer = e.after(a.life, grace, func() { e.onResultGrace(a, rn) })
@@ -187,7 +190,7 @@ func (e *Engine) onResultGrace(a *agent, rn *run) {
 		a.mu.Unlock()
 		return
 	}
-	rn.forced = resultOutcome(rn.result)
+	rn.forced = rn.endOutcome()
 	grace := secs(a.rec.GraceSec)
 	e.appendEvent(a.rec.ProjectID, store.Event{Time: e.clock.Now().UTC(), Event: "result-grace:stop", AgentID: a.rec.ID,
 		Data: map[string]any{"pid": rn.pid()}})

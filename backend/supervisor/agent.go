@@ -27,6 +27,7 @@ type project struct {
 	queue                    []*agent
 	nextSeq                  int64
 	pause                    pauseState // the project's pause (pause.go)
+	daily                    dailyState // its daily budget (budget.go)
 	costDay                  string     // the local day costToday is of (figures.go)
 	costToday                float64
 
@@ -122,6 +123,7 @@ type run struct {
 	lastActivity time.Time            // engine clock: the last growth seen
 	quietTicks   int                  // poller ticks since the last look at a quiet log
 	result       *loganalysis.Claude
+	budget       *budgetHit         // the per-run limit the result reached (budget.go)
 	tool         string             // the tool call in flight ("" if none)
 	toolID       string             // its id
 	toolSince    time.Time          // engine clock: when it was first seen

@@ -95,6 +95,7 @@ func (e *Engine) startPauseWatcher() {
 			p.mu.Unlock()
 			if loaded {
 				e.checkPauseSignal(p)
+				e.checkDaily(p, false) // a new day lifts a daily budget's hold
 			}
 		}
 		e.startPauseWatcher()
@@ -275,6 +276,11 @@ func (e *Engine) PauseAgent(ctx context.Context, projectID, agentID string, now 
 }
 
 func (e *Engine) pauseAgent(ctx context.Context, a *agent, now bool, note string, withProject bool) (*store.Record, error) {
+	return e.pauseAgentAs(ctx, a, now, note, withProject, "")
+}
+
+// pauseAgentAs pauses a, for a budget when budget names one (budget.go).
+func (e *Engine) pauseAgentAs(ctx context.Context, a *agent, now bool, note string, withProject bool, budget string) (*store.Record, error) {
 	a.mu.Lock()
 	if withProject && note == "" {
 		note = e.view(a.p).PauseNote
@@ -282,6 +288,7 @@ func (e *Engine) pauseAgent(ctx context.Context, a *agent, now bool, note string
 	pausedMut := func(r *store.Record) {
 		at := e.clock.Now().UTC()
 		r.PausedAt, r.PauseNote, r.PausedWithProject = &at, note, withProject
+		r.BudgetPause = budget
 		r.Desired = lifecycle.DesiredStopped
 		r.QueueSeq, r.QueuedAction, r.QueuedFrom = 0, "", ""
 		r.Error = ""
@@ -460,6 +467,10 @@ type ProjectView struct {
 	// What its agents' runs cost: all of them, and today's cost.
 	Totals    *store.RunFigures `json:"totals,omitempty"`
 	CostToday float64           `json:"costToday"`
+	// The daily budget (0: none) and whether today's cost reached it: its
+	// running agents were paused and its starts wait (budget.go).
+	DailyBudgetUsd float64 `json:"dailyBudgetUsd,omitempty"`
+	BudgetHeld     bool    `json:"budgetHeld,omitempty"`
 }
 
 func (e *Engine) view(p *project) ProjectView {
@@ -475,6 +486,7 @@ func (e *Engine) view(p *project) ProjectView {
 		v.FolderMissing = err.Error()
 	}
 	v.CostToday = p.costTodayLocked(e.clock.Now())
+	v.DailyBudgetUsd, v.BudgetHeld = p.settings.DailyBudgetUsd, p.daily.held
 	return v
 }
 

@@ -23,6 +23,9 @@ type Settings struct {
 	MaxRunning            int  `json:"maxRunning"`
 	NotifyNative          bool `json:"notifyNative"`
 	NotifyCompletion      bool `json:"notifyCompletion"`
+	// DailyBudgetUsd caps what the project's runs may cost in a (local)
+	// day; 0: none (budget.go).
+	DailyBudgetUsd float64 `json:"dailyBudgetUsd"`
 }
 
 // DefaultSettings are SPEC's defaults.
@@ -49,6 +52,7 @@ func (s Settings) Validate() error {
 		check("pausedExpiryDays", s.PausedExpiryDays, 1, 3650),
 		check("safePointWaitSec", s.SafePointWaitSec, 0, 86400),
 		check("maxRunning", s.MaxRunning, 0, 10000),
+		checkUsd("setting dailyBudgetUsd", s.DailyBudgetUsd),
 	)
 }
 
@@ -89,6 +93,7 @@ func (e *Engine) PutSettings(projectID string, s Settings) (Settings, error) {
 	p.mu.Unlock()
 	e.appendEvent(projectID, store.Event{Time: e.clock.Now().UTC(), Event: "settings", Data: map[string]any{"settings": s}})
 	e.restartMonitor(p)
+	e.checkDaily(p, false) // a raised or removed daily budget lifts its hold
 	return s, nil
 }
 

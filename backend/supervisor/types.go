@@ -57,6 +57,9 @@ type AgentSpec struct {
 	// ("@network", "@write:<absolute folder>"; "@read:*" is ignored). Nil:
 	// not sandboxed — allowed only to the user.
 	Permissions *[]string `json:"permissions,omitempty"`
+	// Budgets per run (0: none): see store.Record.
+	MaxBudgetUsd float64 `json:"maxBudgetUsd,omitempty"`
+	MaxTurns     int     `json:"maxTurns,omitempty"`
 	// Caller is the agent on whose behalf this is created (set by the API
 	// from the request's credential, never read from a body); nil: the
 	// user. A caller grants at most what it holds itself, and what it

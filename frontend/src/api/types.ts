@@ -96,6 +96,11 @@ export const agentSchema = z.object({
   staleCheck: z.boolean().nullish(),
   stale: z.boolean().nullish(),
   logPath: z.string(),
+  /** Budgets per run (0 or absent: none); budgetPause: which one paused it ("run", "turns", "daily"). */
+  maxBudgetUsd: z.number().nullish(),
+  maxTurns: z.number().nullish(),
+  budgetPause: z.string().nullish(),
+  budgetOnce: z.boolean().nullish(),
 }).loose()
 export type Agent = z.infer<typeof agentSchema>
 
@@ -159,6 +164,9 @@ export interface Project {
   /** What its agents' runs cost today (local day) and in all; sent by engines that count it. */
   costToday?: number
   totals?: Totals | null
+  /** The daily budget (absent: none), and whether today's cost reached it (its agents paused, starts held). */
+  dailyBudgetUsd?: number
+  budgetHeld?: boolean
 }
 
 export const projectStateSchema = z.object({projectId: z.string().optional(), id: z.string()}).loose()
@@ -201,6 +209,9 @@ export interface AgentSpec {
   graceSec?: number
   /** Omitted or null: not sandboxed. An array, even empty: sandboxed with these tags. */
   permissions?: string[] | null
+  /** Per run; 0: none. */
+  maxBudgetUsd?: number
+  maxTurns?: number
 }
 
 /** What of the sandbox this machine can enforce (Landlock and network namespaces on Linux, Seatbelt on macOS). */
@@ -229,6 +240,8 @@ export interface Settings {
   maxRunning: number
   notifyNative: boolean
   notifyCompletion: boolean
+  /** Newer engines: what the project's runs may cost a day; 0: no limit. */
+  dailyBudgetUsd?: number
 }
 
 /** The app's own preferences. */

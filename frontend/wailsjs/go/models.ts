@@ -67,6 +67,10 @@ export namespace app {
 	    attention?: string;
 	    lastResult?: store.RunFigures;
 	    totals?: store.RunFigures;
+	    maxBudgetUsd?: number;
+	    maxTurns?: number;
+	    budgetPause?: string;
+	    budgetOnce?: boolean;
 	}
 	export interface EngineStatus {
 	    state: string;
@@ -96,6 +100,8 @@ export namespace app {
 	    folderMissing?: string;
 	    totals?: store.RunFigures;
 	    costToday: number;
+	    dailyBudgetUsd?: number;
+	    budgetHeld?: boolean;
 	}
 	export interface StopResult {
 	    agentId: string;
@@ -231,6 +237,8 @@ export namespace supervisor {
 	    parent?: string;
 	    stopWithParent?: boolean;
 	    permissions?: string[];
+	    maxBudgetUsd?: number;
+	    maxTurns?: number;
 	}
 	export interface CorruptRecord {
 	    agentId: string;
@@ -249,6 +257,7 @@ export namespace supervisor {
 	    maxRunning: number;
 	    notifyNative: boolean;
 	    notifyCompletion: boolean;
+	    dailyBudgetUsd: number;
 	}
 	export interface SyncSummary {
 	    projectId: string;

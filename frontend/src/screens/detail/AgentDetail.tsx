@@ -9,6 +9,7 @@ import {useAgentEvents, useSettings} from '../../state/queries'
 import {AgentActions} from '../agents/AgentActions'
 import {StatusBadge} from '../agents/StatusBadge'
 import {AgentEvents} from './AgentEvents'
+import {BudgetPanel} from './BudgetPanel'
 import {LogView} from './LogView'
 import {RecordFields} from './RecordFields'
 import {SearchBar, step} from './search'
@@ -80,6 +81,7 @@ export function AgentDetail({agent, onClose}: {agent: Agent; onClose: () => void
         <button type="button" className="icon" aria-label="Close detail" title="Close (Esc)" onClick={onClose}>×</button>
       </header>
       {startError && <p className="start-error" role="alert">{startError}</p>}
+      <BudgetPanel agent={agent}/>
       <UsageStrip agent={agent} onOpen={() => setTab('usage')}/>
       <div className="tabs" role="tablist">
         {(['log', 'usage', 'record', 'events'] as Tab[]).map((t) => (

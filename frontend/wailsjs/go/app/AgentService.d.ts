@@ -6,6 +6,8 @@ import {store} from '../models';
 
 export function Ack(arg1:string,arg2:string):Promise<app.Agent>;
 
+export function AnswerBudget(arg1:string,arg2:string,arg3:string,arg4:number):Promise<app.Agent>;
+
 export function Create(arg1:string,arg2:supervisor.AgentSpec):Promise<app.Agent>;
 
 export function Events(arg1:string,arg2:string,arg3:number):Promise<Array<store.Event>>;

@@ -6,6 +6,10 @@ export function Ack(arg1, arg2) {
   return window['go']['app']['AgentService']['Ack'](arg1, arg2);
 }
 
+export function AnswerBudget(arg1, arg2, arg3, arg4) {
+  return window['go']['app']['AgentService']['AnswerBudget'](arg1, arg2, arg3, arg4);
+}
+
 export function Create(arg1, arg2) {
   return window['go']['app']['AgentService']['Create'](arg1, arg2);
 }
