@@ -23,6 +23,9 @@ type Settings struct {
 	MaxRunning            int  `json:"maxRunning"`
 	NotifyNative          bool `json:"notifyNative"`
 	NotifyCompletion      bool `json:"notifyCompletion"`
+	// WorktreeSetup is a command line (sh -c) run in each new worktree of
+	// the project, e.g. "npm ci"; its output goes to the agent's log.
+	WorktreeSetup string `json:"worktreeSetup,omitempty"`
 }
 
 // DefaultSettings are SPEC's defaults.

@@ -57,6 +57,11 @@ func End(ctx context.Context, w Workspace, how string, force bool) error {
 	if err := ValidEnd(how); err != nil {
 		return err
 	}
+	if _, err := TopLevel(ctx, w.Repo); errors.Is(err, ErrNotRepo) && how != Merge {
+		// The project is no longer a git checkout: there is nothing of git's
+		// to remove, and a folder git does not know is not ours to delete.
+		return nil
+	}
 	_, statErr := os.Stat(w.Path)
 	present := statErr == nil
 	if present && !force {

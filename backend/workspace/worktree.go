@@ -31,8 +31,15 @@ type Workspace struct {
 	// Problem is what the check at load found wrong (a worktree or branch
 	// that vanished): the worktree is not made again, the user decides.
 	Problem string `json:"problem,omitempty"`
-	// Warning is what the check found worth knowing (the base moved).
+	// Warning is what the check found worth knowing (the base moved, the
+	// setup command failed).
 	Warning string `json:"warning,omitempty"`
+	// Ahead, Behind and Dirty are its status when last looked at (at
+	// create, at load, when a run ends, on refresh); CheckedAt is when.
+	Ahead     int        `json:"ahead"`
+	Behind    int        `json:"behind"`
+	Dirty     bool       `json:"dirty"`
+	CheckedAt *time.Time `json:"checkedAt,omitempty"`
 }
 
 // Options are what Create needs.
