@@ -120,6 +120,7 @@ const (
 type handler struct {
 	eng   Engine
 	ids   Identities // nil: only the user's token is known
+	wt    Worktrees  // nil: the engine has no worktree agents
 	token []byte
 	opts  Options
 	mux   *http.ServeMux
@@ -130,6 +131,8 @@ type handler struct {
 func New(eng Engine, token string, opts Options) http.Handler {
 	h := &handler{eng: eng, token: []byte(token), opts: opts, mux: http.NewServeMux()}
 	h.ids, _ = eng.(Identities)
+	h.wt, _ = eng.(Worktrees)
+	h.worktreeRoutes()
 	h.handle("GET /v1/engine", h.engineStatus)
 	h.handle("GET /v1/whoami", h.whoami)
 	h.handle("GET /v1/engine/processes", h.allProcesses)
@@ -475,7 +478,17 @@ func (h *handler) removeAgent(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p, a := r.PathValue("project"), r.PathValue("agent")
-	if err := h.eng.RemoveAgent(r.Context(), p, a, force, deleteLog); err != nil {
+	o := supervisor.RemoveOptions{Force: force, DeleteLog: deleteLog}
+	if !h.removeOptions(w, r, &o) {
+		return
+	}
+	var err error
+	if h.wt != nil {
+		err = h.wt.Remove(r.Context(), p, a, o)
+	} else {
+		err = h.eng.RemoveAgent(r.Context(), p, a, force, deleteLog)
+	}
+	if err != nil {
 		writeEngineError(w, err)
 		return
 	}
