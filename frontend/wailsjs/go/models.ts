@@ -53,9 +53,14 @@ export namespace app {
 	    queuedFrom?: string;
 	    staleCheck?: boolean;
 	    parent?: string;
+	    credentialHash?: string;
 	    stopWithParent?: boolean;
 	    sandbox?: sandbox.Grants;
+	    workspace?: workspace.Workspace;
 	    stale?: boolean;
+	    onStale?: string;
+	    // Go type: time
+	    acknowledgedAt?: any;
 	    logPath: string;
 	    activity?: store.Activity;
 	    queuePosition?: number;
@@ -218,10 +223,11 @@ export namespace supervisor {
 	    timeoutSec?: number;
 	    graceSec?: number;
 	    staleCheck?: boolean;
+	    onStale?: string;
 	    parent?: string;
 	    stopWithParent?: boolean;
 	    permissions?: string[];
-	    caller?: AgentRef;
+	    workspace?: workspace.Workspace;
 	}
 	export interface CorruptRecord {
 	    agentId: string;
@@ -240,6 +246,7 @@ export namespace supervisor {
 	    maxRunning: number;
 	    notifyNative: boolean;
 	    notifyCompletion: boolean;
+	    worktreeSetup?: string;
 	}
 	export interface SyncSummary {
 	    projectId: string;
@@ -247,6 +254,71 @@ export namespace supervisor {
 	    counts: Record<string, number>;
 	    agents: AgentOutcome[];
 	    corrupt?: CorruptRecord[];
+	}
+	export interface WorktreeView {
+	    projectId: string;
+	    agentId: string;
+	    status: workspace.Status;
+	}
+
+}
+
+export namespace workspace {
+	
+	export interface Line {
+	    op: string;
+	    text: string;
+	}
+	export interface Hunk {
+	    header: string;
+	    oldStart: number;
+	    oldLines: number;
+	    newStart: number;
+	    newLines: number;
+	    lines: Line[];
+	}
+	export interface FileDiff {
+	    path: string;
+	    oldPath?: string;
+	    status: string;
+	    added: number;
+	    deleted: number;
+	    binary?: boolean;
+	    hunks: Hunk[];
+	}
+	export interface Diff {
+	    base: string;
+	    from: string;
+	    files: FileDiff[];
+	    added: number;
+	    deleted: number;
+	    truncated: boolean;
+	}
+	
+	
+	
+	export interface Status {
+	    branch: string;
+	    base: string;
+	    ahead: number;
+	    behind: number;
+	    dirty: boolean;
+	    problem?: string;
+	}
+	export interface Workspace {
+	    worktree: boolean;
+	    base?: string;
+	    repo?: string;
+	    path?: string;
+	    branch?: string;
+	    baseCommit?: string;
+	    problem?: string;
+	    warning?: string;
+	    ahead: number;
+	    behind: number;
+	    dirty: boolean;
+	    // Go type: time
+	    checkedAt?: any;
 	}
 
 }

@@ -9,6 +9,8 @@ import {useAgentEvents, useSettings} from '../../state/queries'
 import {AgentActions} from '../agents/AgentActions'
 import {StatusBadge} from '../agents/StatusBadge'
 import {AgentEvents} from './AgentEvents'
+import {DiffView} from './DiffView'
+import {WorktreeBadge} from './WorktreeBadge'
 import {LogView} from './LogView'
 import {RecordFields} from './RecordFields'
 import {SearchBar, step} from './search'
@@ -18,8 +20,8 @@ import {UsageNow, UsageStrip} from './UsageStrip'
 import {useLogLines} from './useLogLines'
 import {useStatsHistory} from './useStatsHistory'
 
-type Tab = 'log' | 'usage' | 'record' | 'events'
-const TAB_LABELS: Record<Exclude<Tab, 'log'>, string> = {usage: 'Usage', record: 'Record', events: 'Events'}
+type Tab = 'log' | 'diff' | 'usage' | 'record' | 'events'
+const TAB_LABELS: Record<Exclude<Tab, 'log'>, string> = {diff: 'Diff', usage: 'Usage', record: 'Record', events: 'Events'}
 
 const WRAP = 'shepherd.logWrap'
 function storedWrap(): boolean {
@@ -75,6 +77,7 @@ export function AgentDetail({agent, onClose}: {agent: Agent; onClose: () => void
         {agent.sandbox && (
           <span className="sandboxed" title={grantsTitle(agent.sandbox)}><LockIcon/> sandboxed</span>
         )}
+        <WorktreeBadge agent={agent} onOpen={() => setTab('diff')}/>
         <UsageNow agent={agent} samples={samples} onOpen={() => setTab('usage')}/>
         <AgentActions agent={agent}/>
         <button type="button" className="icon" aria-label="Close detail" title="Close (Esc)" onClick={onClose}>×</button>
@@ -82,7 +85,7 @@ export function AgentDetail({agent, onClose}: {agent: Agent; onClose: () => void
       {startError && <p className="start-error" role="alert">{startError}</p>}
       <UsageStrip agent={agent} onOpen={() => setTab('usage')}/>
       <div className="tabs" role="tablist">
-        {(['log', 'usage', 'record', 'events'] as Tab[]).map((t) => (
+        {(agent.workspace?.worktree ? ['log', 'diff', 'usage', 'record', 'events'] as Tab[] : ['log', 'usage', 'record', 'events'] as Tab[]).map((t) => (
           <button key={t} type="button" role="tab" aria-selected={tab === t} onClick={() => setTab(t)}>
             {t === 'log' ? (conversation ? 'Conversation' : 'Log') : TAB_LABELS[t]}
           </button>
@@ -119,6 +122,7 @@ export function AgentDetail({agent, onClose}: {agent: Agent; onClose: () => void
       {tab === 'log' && (conversation
         ? <StreamView lines={lines} markers={markers} search={search} current={current} onMatches={onMatches} jump={jump}/>
         : <LogView lines={lines} markers={markers} search={search} current={current} onMatches={onMatches} jump={jump} wrap={wrap}/>)}
+      {tab === 'diff' && agent.workspace?.worktree && <DiffView agent={agent}/>}
       {tab === 'usage' && <UsagePanel agent={agent} samples={samples}/>}
       {tab === 'record' && <RecordFields agent={agent}/>}
       {tab === 'events' && <AgentEvents projectId={agent.projectId} agentId={agent.id}/>}
