@@ -15,6 +15,7 @@ export function valuesOf(a: Agent): FormValues {
     keepAlive: a.keepAlive, autoStartOnRestore: a.autoStartOnRestore, prompt: split.prompt, model: split.model,
     mcp: !!split.mcp, mcpValue: split.mcp,
     ...valuesOfGrants(a.sandbox),
+    worktree: !!a.workspace?.worktree, base: a.workspace?.base ?? '',
   }
 }
 
@@ -36,6 +37,7 @@ export function specOf(v: FormValues, mcpConfig = ''): AgentSpec {
     timeoutSec: Number(v.timeoutSec || 0), graceSec: Number(v.graceSec || 0),
     keepAlive: v.keepAlive, autoStartOnRestore: v.autoStartOnRestore,
     permissions: tagsOf(v),
+    workspace: v.worktree ? {worktree: true, base: v.base.trim() || undefined} : undefined,
   }
 }
 
