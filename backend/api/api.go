@@ -137,6 +137,7 @@ type handler struct {
 	eng   Engine
 	ids   Identities // nil: only the user's token is known
 	hooks Hooks      // nil: no agent's hooks are received
+	wt    Worktrees  // nil: the engine has no worktree agents
 	token []byte
 	opts  Options
 	mux   *http.ServeMux
@@ -149,6 +150,8 @@ func New(eng Engine, token string, opts Options) http.Handler {
 	h.ids, _ = eng.(Identities)
 	h.hooks, _ = eng.(Hooks)
 	h.handle("POST "+claudehooks.Path, h.claudeHook)
+	h.wt, _ = eng.(Worktrees)
+	h.worktreeRoutes()
 	h.handle("GET /v1/engine", h.engineStatus)
 	h.handle("GET /v1/whoami", h.whoami)
 	h.handle("GET /v1/engine/processes", h.allProcesses)
@@ -510,7 +513,17 @@ func (h *handler) removeAgent(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p, a := r.PathValue("project"), r.PathValue("agent")
-	if err := h.eng.RemoveAgent(r.Context(), p, a, force, deleteLog); err != nil {
+	o := supervisor.RemoveOptions{Force: force, DeleteLog: deleteLog}
+	if !h.removeOptions(w, r, &o) {
+		return
+	}
+	var err error
+	if h.wt != nil {
+		err = h.wt.Remove(r.Context(), p, a, o)
+	} else {
+		err = h.eng.RemoveAgent(r.Context(), p, a, force, deleteLog)
+	}
+	if err != nil {
 		writeEngineError(w, err)
 		return
 	}

@@ -44,8 +44,10 @@ func init() {
 			minPos: 1, maxPos: 1, setup: setupSettings},
 		{name: "stop", args: "P A [--grace SEC]", summary: "stop an agent: SIGTERM to its process group, SIGKILL after the grace",
 			minPos: 2, maxPos: 2, setup: setupStop},
-		{name: "rm", args: "P A [--force] [--delete-log]", summary: "remove an agent (--force stops a running one first)",
+		{name: "rm", args: "P A [--force] [--delete-log] [--keep|--merge|--discard]", summary: "remove an agent (--force: stop it first; a worktree: keep, merge or discard)",
 			minPos: 2, maxPos: 2, setup: setupRemove},
+		{name: "diff", args: "P A [--patch]", summary: "a worktree agent's changes against its base",
+			minPos: 2, maxPos: 2, setup: setupDiff},
 		{name: "stop-all", args: "P", summary: "stop every running agent of a project", minPos: 1, maxPos: 1, run: cmdStopAll},
 		{name: "logs", args: "P A [-n N] [-f]", summary: "print an agent's log (-f: keep printing what it writes, until Ctrl-C)",
 			minPos: 2, maxPos: 2, setup: setupLogs},
@@ -322,6 +324,7 @@ func (e *env) printRecord(r *store.Record) error {
 	}
 	row("Command", commandText(r.Command, r.Args))
 	row("Cwd", r.Cwd)
+	worktreeRows(row, r)
 	if len(r.Env) > 0 {
 		keys := make([]string, 0, len(r.Env))
 		for k := range r.Env {
@@ -390,6 +393,7 @@ func setupCreate(fs *flag.FlagSet) runFunc {
 	fs.Var(&maxUsd, "max-budget-usd", "pause it when one run costs this many dollars")
 	fs.Var(&maxTurns, "max-turns", "pause it when one run takes this many turns")
 	sandboxed := fs.Bool("sandbox", false, "run it sandboxed: no network, no writes but its log, plus what --permissions grants")
+	wt := addWorktreeFlags(fs)
 	return func(e *env, pos, tail []string) error {
 		var pre *presets.Preset
 		if *preset != "" {
@@ -467,12 +471,16 @@ func setupCreate(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
+		if err := wt.apply(e, id, &spec, pre != nil); err != nil {
+			return err
+		}
 		var r store.Record
 		if human, err := e.fetch(http.MethodPost, projectURL(id, "agents"), spec, &r); !human {
 			return err
 		}
 		fmt.Fprintf(e.stdout, "Created agent %s in project %s; not started yet (shepherd start %s %s).\n", r.ID,
 			e.projectNames().of(r.ProjectID), e.projectNames().of(r.ProjectID), r.ID)
+		printWorktreeMade(e.stdout, &r)
 		return nil
 	}
 }
@@ -753,12 +761,16 @@ func setupStop(fs *flag.FlagSet) runFunc {
 func setupRemove(fs *flag.FlagSet) runFunc {
 	force := fs.Bool("force", false, "stop the agent first if it is running")
 	deleteLog := fs.Bool("delete-log", false, "delete its log too")
+	wt := addRemoveFlags(fs)
 	return func(e *env, pos, _ []string) error {
 		id, err := e.resolveProject(pos[0])
 		if err != nil {
 			return err
 		}
 		q := url.Values{}
+		if err := wt.query(q); err != nil {
+			return err
+		}
 		if *force {
 			q.Set("force", "true")
 		}
@@ -769,7 +781,12 @@ func setupRemove(fs *flag.FlagSet) runFunc {
 		if len(q) > 0 {
 			path += "?" + q.Encode()
 		}
-		if human, err := e.fetch(http.MethodDelete, path, nil, nil); !human {
+		human, err := e.fetch(http.MethodDelete, path, nil, nil)
+		if !human && askDiscard(e, err) {
+			q.Set("discardChanges", "true")
+			human, err = e.fetch(http.MethodDelete, agentURL(id, pos[1])+"?"+q.Encode(), nil, nil)
+		}
+		if !human {
 			return err
 		}
 		if *deleteLog {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"shepherd/backend/lifecycle"
+	"shepherd/backend/workspace"
 )
 
 // Profiles name how an agent's log is read.
@@ -100,7 +101,9 @@ type Record struct {
 	// Sandbox is the agent's grants when it runs sandboxed (nil: it does
 	// not); the same as its sandbox.json, which the shim enforces.
 	Sandbox *sandbox.Grants `json:"sandbox,omitempty"`
-	Stale   bool            `json:"stale,omitempty"` // silent past the threshold and left running
+	// Workspace is the agent's own git worktree, when it runs in one.
+	Workspace *workspace.Workspace `json:"workspace,omitempty"`
+	Stale     bool                 `json:"stale,omitempty"` // silent past the threshold and left running
 	// OnStale is what a stale agent gets: "flag" (Needs you and a
 	// notification, left running), "restart" (killed and started again with
 	// its args) or "resume" (log analysis, then killed and resumed when it
@@ -246,6 +249,11 @@ func (r *Record) Clone() *Record {
 	c.StaleCheck = clonePtr(r.StaleCheck)
 	c.AcknowledgedAt = clonePtr(r.AcknowledgedAt)
 	c.StopWithParent = clonePtr(r.StopWithParent)
+	if r.Workspace != nil {
+		w := *r.Workspace
+		w.CheckedAt = clonePtr(w.CheckedAt)
+		c.Workspace = &w
+	}
 	if r.Sandbox != nil {
 		g := *r.Sandbox
 		g.WriteDirs = append([]string{}, g.WriteDirs...)

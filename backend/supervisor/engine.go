@@ -53,6 +53,9 @@ type Config struct {
 	// records, the logs, the API token): hidden from every sandboxed agent,
 	// and never granted. DataDir is always one of them.
 	Private []string
+	// WorktreeDir is where agents' worktrees go (empty: a folder
+	// "shepherd-worktrees" beside DataDir).
+	WorktreeDir string
 }
 
 // Engine supervises the agents of every loaded project.

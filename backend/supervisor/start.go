@@ -308,6 +308,7 @@ func (e *Engine) endRun(a *agent, rn *run) {
 	delete(e.live, rn)
 	e.mu.Unlock()
 	rn.finish()
+	e.worktreeRunEnded(a)
 }
 
 // lastActivityOf is when a run being watched last wrote to its log: now for

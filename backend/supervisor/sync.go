@@ -172,6 +172,7 @@ func (e *Engine) load(p *project) (*SyncSummary, error) {
 	}
 	p.mu.Unlock()
 
+	e.verifyWorktrees(p)
 	e.loadCostToday(p)
 	sum := e.check(p, false)
 	p.mu.Lock()
