@@ -27,10 +27,13 @@ func main() {
 		os.Exit(cli.Run(os.Args[1:]))
 	}
 	checkDisplay()
+	app.PrepareSessionBus()
 
 	// One version for the window and the engine: set it with
 	// -ldflags "-X shepherd/backend/cli.Version=…".
 	a := app.New(cli.Version)
+	// Quit always quits: SIGINT, SIGTERM and SIGHUP quit as the menu does.
+	app.HandleSignals(a)
 	err := wails.Run(&options.App{
 		Title:       "Shepherd",
 		Width:       1280,

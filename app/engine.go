@@ -161,8 +161,12 @@ func (a *App) StartEngine() (EngineStatus, error) {
 	return st, nil
 }
 
-// quit ends the app (from the API's POST /v1/engine/quit: `shepherd quit`).
+// quit ends the app: the menu's Quit Shepherd, a signal, or the API's POST
+// /v1/engine/quit (`shepherd quit`). Before the window is up, start-up
+// sees the flag and quits at once.
 func (a *App) quit() {
+	a.quitting.Store(true)
+	a.armQuitDeadline()
 	if ctx := a.wailsContext(); ctx != nil {
 		a.quitFn(ctx)
 	}
@@ -174,6 +178,7 @@ func (a *App) quit() {
 // attached to another engine only detaches from it.
 func OnShutdown(a *App) func(context.Context) {
 	return func(context.Context) {
+		a.shuttingDown.Store(true)
 		a.mu.Lock()
 		h, hub, stop := a.host, a.follow, a.stopRemote
 		a.host, a.follow, a.remote, a.stopRemote = nil, nil, nil, nil
