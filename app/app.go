@@ -42,6 +42,7 @@ type App struct {
 	// window, since Wails routes its own quit through the before-close hook.
 	quitting     atomic.Bool
 	shuttingDown atomic.Bool // OnShutdown has begun
+	engineQuit   atomic.Bool // the engine asked this window to quit
 	deadlineOnce sync.Once
 	// exitFn ends the process when a quit does not end it in time (os.Exit);
 	// tests replace it.

@@ -2,12 +2,19 @@ package app
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"os/signal"
+	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"shepherd/backend/cli"
 )
 
 // quitProbe is an App whose Wails calls and os.Exit are counted.
@@ -115,4 +122,83 @@ func TestQuitDeadline(t *testing.T) {
 	if d := time.Since(start); d < quitDeadline {
 		t.Fatalf("ended after %v, before the deadline %v", d, quitDeadline)
 	}
+}
+
+// buildEngine builds the headless engine (without cgo) once per test run.
+func buildEngine(t *testing.T) string {
+	t.Helper()
+	engineOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "shepherd-app-engine")
+		if err != nil {
+			engineOnce.err = err
+			return
+		}
+		engineOnce.path = filepath.Join(dir, "shepherd-engine")
+		cmd := exec.Command("go", "build", "-o", engineOnce.path, "shepherd/backend/cli/cmd/shepherd-engine")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			engineOnce.err = fmt.Errorf("build the engine: %v\n%s", err, out)
+		}
+	})
+	if engineOnce.err != nil {
+		t.Fatal(engineOnce.err)
+	}
+	return engineOnce.path
+}
+
+var engineOnce struct {
+	sync.Once
+	path string
+	err  error
+}
+
+// The window starts the headless engine when none runs and is only its
+// client; its Quit asks that engine to quit too. `shepherd quit` closes
+// every window attached to the engine.
+func TestWindowStartsEngineAndQuitsTogether(t *testing.T) {
+	isolate(t)
+	needShim(t)
+	t.Setenv(cli.EngineEnv, buildEngine(t))
+
+	p := newQuitProbe(t)
+	p.a.emitFn = (&emitted{}).emit
+	OnStartup(p.a)(context.Background())
+	st, err := p.a.Engine()
+	if err != nil || st.State != EngineAttached || st.PID == os.Getpid() || st.PID == 0 {
+		t.Fatalf("Engine() = %+v, %v; want attached to an engine of its own process", st, err)
+	}
+	engine := st.PID
+	t.Cleanup(func() { _ = syscall.Kill(engine, syscall.SIGKILL) })
+	if _, err := p.a.Projects.Add(t.TempDir(), "p"); err != nil {
+		t.Fatal(err)
+	}
+
+	// A second window finds that engine; `shepherd quit` closes it.
+	q := newQuitProbe(t)
+	q.a.emitFn = (&emitted{}).emit
+	OnStartup(q.a)(context.Background())
+	if st, _ := q.a.Engine(); st.PID != engine {
+		t.Fatalf("the second window: %+v; want attached to pid %d", st, engine)
+	}
+	q.a.quitFn = func(context.Context) { q.quits.Add(1) }
+	if code := cli.Main(context.Background(), []string{"quit"}, io.Discard, io.Discard); code != 0 {
+		t.Fatalf("shepherd quit: exit %d", code)
+	}
+	eventually(t, "both windows to quit with the engine", func() bool { return q.quits.Load() == 1 && p.quits.Load() == 1 })
+	eventually(t, "the engine to end", func() bool { return syscall.Kill(engine, 0) == syscall.ESRCH })
+
+	// A new window starts another engine; its Quit ends both.
+	r := newQuitProbe(t)
+	r.a.emitFn = (&emitted{}).emit
+	OnStartup(r.a)(context.Background())
+	st, _ = r.a.Engine()
+	engine = st.PID
+	if st.State != EngineAttached || engine == os.Getpid() {
+		t.Fatalf("a new window: %+v", st)
+	}
+	r.a.Quit()
+	if r.quits.Load() != 1 || !r.a.shuttingDown.Load() {
+		t.Fatal("the window did not quit")
+	}
+	eventually(t, "the engine to quit with the window", func() bool { return syscall.Kill(engine, 0) == syscall.ESRCH })
 }

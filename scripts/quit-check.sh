@@ -2,10 +2,11 @@
 # Quit always quits: the built app under a virtual X display with no session
 # bus, quit by each path in turn — Ctrl+Q (the app menu's Quit Shepherd),
 # `shepherd quit`, SIGTERM, SIGINT, SIGHUP. Each must end the window and the
-# engine it talks to within 3 s, and leave no process behind that the app
-# started (no dbus-daemon, no accessibility bus, no web process): every
-# process the app starts inherits a marker in its environment, and none may
-# carry it once the app is gone.
+# engine it started (shepherd-engine, a process of its own) within 3 s, and
+# leave no process behind that the app started (no dbus-daemon, no
+# accessibility bus, no web process): every process the app starts inherits
+# a marker in its environment, and none may carry it once the app is gone.
+# Last, a window killed with SIGKILL leaves its engine supervising.
 #
 #   scripts/quit-check.sh   (expects build/bin/shepherd: scripts/test.sh builds it)
 set -euo pipefail
@@ -137,6 +138,19 @@ for sig in TERM INT HUP; do
 	kill -"$sig" "$app"
 	check "SIG$sig"
 done
+
+# A window that crashes never stops supervision: its engine is a process of
+# its own, and still answers; `shepherd quit` then ends it.
+launch
+[[ "$engine" != "$app" ]] || die "the window runs the engine itself (is shepherd-engine beside it?)"
+kill -KILL "$app"
+wait "$app" 2>/dev/null || true
+if ! kill -0 "$engine" 2>/dev/null || ! "$bin" status >/dev/null 2>&1; then
+	failures+=("SIGKILL of the window: its engine (pid $engine) went with it")
+	log "SIGKILL of the window: FAILED, the engine went with it"
+fi
+"$bin" quit >/dev/null
+check "shepherd quit after the window was killed"
 
 if ((${#failures[@]} > 0)); then
 	die "quit check: $(IFS=';'; echo "${failures[*]}")"
