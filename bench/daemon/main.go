@@ -72,18 +72,20 @@ func main() {
 		os.Setenv(v, d)
 	}
 	bin := filepath.Join(root, "bin")
+	builds := [][2]string{{filepath.Join(bin, "shepherd-shim"), "./backend/shim/cmd/shepherd-shim"}}
 	if *engineBin == "" {
 		*engineBin = filepath.Join(bin, "shepherd-engine")
-		for _, b := range [][2]string{{*engineBin, "./backend/cli/cmd/shepherd-engine"}, {filepath.Join(bin, "shepherd-shim"), "./backend/shim/cmd/shepherd-shim"}} {
-			cmd := exec.Command("go", "build", "-o", b[0], b[1])
-			cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-			out, err := cmd.CombinedOutput()
-			if err != nil {
-				check(fmt.Errorf("build %s: %v\n%s", b[1], err, out))
-			}
-		}
-		os.Setenv(cli.ShimEnv, filepath.Join(bin, "shepherd-shim"))
+		builds = append(builds, [2]string{*engineBin, "./backend/cli/cmd/shepherd-engine"})
 	}
+	for _, b := range builds {
+		cmd := exec.Command("go", "build", "-o", b[0], b[1])
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			check(fmt.Errorf("build %s: %v\n%s", b[1], err, out))
+		}
+	}
+	os.Setenv(cli.ShimEnv, filepath.Join(bin, "shepherd-shim"))
 
 	console, err := os.Create(filepath.Join(root, "engine-console.log"))
 	check(err)
