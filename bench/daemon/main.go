@@ -32,9 +32,15 @@ import (
 	"shepherd/backend/store"
 )
 
+// engineProc is ended when the bench fails.
+var engineProc *os.Process
+
 func check(err error) {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
+		if engineProc != nil {
+			_ = engineProc.Kill()
+		}
 		os.Exit(1)
 	}
 }
@@ -94,6 +100,7 @@ func main() {
 	eng.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	check(eng.Start())
 	pid := eng.Process.Pid
+	engineProc = eng.Process
 	done := make(chan struct{})
 	go func() { _ = eng.Wait(); close(done) }()
 	p := paths.Default()
