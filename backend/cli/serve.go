@@ -119,6 +119,9 @@ func Start(ctx context.Context, opts ServeOptions) (_ *Host, err error) {
 		Emitter:  h.Bus,
 		Notifier: opts.Notifier,
 		Logger:   h.Logger,
+		// Logs and pause signals through the kernel's file-change
+		// notification: an idle engine does not poll.
+		WatchFiles: true,
 		// Hidden from every sandboxed agent: the records and logs, the app
 		// log, the preferences, and engine.json with the API token.
 		Private: []string{p.Data, p.State, p.Config, p.Runtime},

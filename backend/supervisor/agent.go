@@ -8,6 +8,7 @@ import (
 
 	"github.com/jonboulle/clockwork"
 
+	"shepherd/backend/filewatch"
 	"shepherd/backend/lifecycle"
 	"shepherd/backend/loganalysis"
 	"shepherd/backend/proc"
@@ -110,6 +111,7 @@ type run struct {
 
 	// Live reading of the log (activity.go), under scanMu.
 	logPath      string
+	logWatch     *filewatch.Watch // with WatchFiles: the log's changes
 	scanMu       sync.Mutex
 	scanner      *loganalysis.Scanner // nil for profiles that learn nothing
 	logOff       int64                // how far the scanner has read
@@ -141,6 +143,9 @@ func (rn *run) stopTimers() {
 		if t != nil {
 			t.Stop()
 		}
+	}
+	if rn.logWatch != nil {
+		rn.logWatch.Stop()
 	}
 }
 
