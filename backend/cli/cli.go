@@ -38,9 +38,10 @@ const (
 var errNoEngine = errors.New("no engine running — start the app or `shepherd serve`")
 
 // Run runs the CLI with args (os.Args[1:]) and returns the process exit code.
-// Ctrl-C or SIGTERM cancels what the verb is doing (and ends serve cleanly).
+// Ctrl-C, SIGTERM or SIGHUP (the terminal closed, logout) cancels what the
+// verb is doing (and ends serve cleanly).
 func Run(args []string) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	return Main(ctx, args, os.Stdout, os.Stderr)
 }

@@ -21,12 +21,22 @@ import (
 func (e *Engine) startPoller() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.ctx.Err() != nil {
+	if e.polling || e.ctx.Err() != nil {
 		return
 	}
+	e.polling = true
+	e.armPoller()
+}
+
+// armPoller arms the poller's next tick. e.mu is held.
+func (e *Engine) armPoller() {
 	e.poller = e.after(e.ctx, e.cfg.LogPoll, func() {
 		e.pollLogs()
-		e.startPoller()
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		if e.ctx.Err() == nil {
+			e.armPoller()
+		}
 	})
 }
 

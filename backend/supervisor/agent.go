@@ -9,6 +9,7 @@ import (
 
 	"github.com/jonboulle/clockwork"
 
+	"shepherd/backend/filewatch"
 	"shepherd/backend/lifecycle"
 	"shepherd/backend/loganalysis"
 	"shepherd/backend/proc"
@@ -116,6 +117,7 @@ type run struct {
 
 	// Live reading of the log (activity.go), under scanMu.
 	logPath      string
+	logWatch     *filewatch.Watch // with WatchFiles: the log's changes
 	scanMu       sync.Mutex
 	scanner      *loganalysis.Scanner // nil for profiles that learn nothing
 	logOff       int64                // how far the scanner has read
@@ -149,6 +151,9 @@ func (rn *run) stopTimers() {
 		if t != nil {
 			t.Stop()
 		}
+	}
+	if rn.logWatch != nil {
+		rn.logWatch.Stop()
 	}
 }
 

@@ -82,6 +82,17 @@ func readPauseSignal(path string) (sig fileSig, note, problem string) {
 // startPauseWatcher looks at every loaded project's signal file once a
 // second (engine clock), for as long as the engine runs.
 func (e *Engine) startPauseWatcher() {
+	e.mu.Lock()
+	if e.pausing {
+		e.mu.Unlock()
+		return
+	}
+	e.pausing = true
+	e.mu.Unlock()
+	e.armPauseWatcher()
+}
+
+func (e *Engine) armPauseWatcher() {
 	e.after(e.ctx, time.Second, func() {
 		e.mu.Lock()
 		ps := make([]*project, 0, len(e.projects))
@@ -98,7 +109,7 @@ func (e *Engine) startPauseWatcher() {
 				e.checkDaily(p, false) // a new day lifts a daily budget's hold
 			}
 		}
-		e.startPauseWatcher()
+		e.armPauseWatcher()
 	})
 }
 

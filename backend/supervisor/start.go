@@ -295,6 +295,7 @@ func (e *Engine) watchRun(a *agent, rn *run) {
 	e.mu.Lock()
 	e.live[rn] = a
 	e.mu.Unlock()
+	e.watchLog(a, rn)
 	e.goTask(func() { e.watchExit(a, rn) })
 }
 
