@@ -45,6 +45,10 @@ func reason(r *store.Record) string {
 		return "failed"
 	case lifecycle.Interrupted:
 		return "interrupted"
+	case lifecycle.Paused:
+		if r.BudgetPause != "" {
+			return "budget reached" // it asks: raise, resume once, or stop
+		}
 	}
 	if r.Error != "" && !live && r.Status != lifecycle.Queued {
 		if r.ExitReason == lifecycle.ReasonTimedOut {

@@ -164,6 +164,7 @@ func (e *Engine) budgetPauseMut(kind, note string) func(r *store.Record) {
 		at := e.clock.Now().UTC()
 		r.PausedAt, r.PauseNote, r.PausedWithProject = &at, note, false
 		r.BudgetPause, r.BudgetOnce = kind, false
+		r.AcknowledgedAt = nil // a new question for the user
 		r.Desired = lifecycle.DesiredStopped
 		r.QueueSeq, r.QueuedAction, r.QueuedFrom = 0, "", ""
 	}

@@ -3,6 +3,7 @@ import {agent} from '../test/fixtures'
 import type {Project} from '../api'
 import {budgetFlags, budgetQuestion, budgetReached, dailyText, limitsText, spendText, suggestedRaise} from './budget'
 import {statusView} from './status'
+import {attentionReason, groupOf} from './groups'
 
 const project = (p: Partial<Project>): Project =>
   ({id: 'p1', name: 'demo', path: '/d', createdAt: '', loaded: true, agents: 0, running: 0, attention: 0, ...p})
@@ -23,6 +24,10 @@ describe('budgets in words', () => {
     expect(statusView(a)).toMatchObject({label: 'budget reached', tone: 'warn', detail: 'budget: $5.00 per run reached ($5.12)'})
     expect(budgetReached(agent({status: 'paused'}))).toBe(false)
     expect(statusView(agent({status: 'paused', pauseNote: 'lunch'}))).toMatchObject({label: 'paused', tone: 'idle'})
+    // It asks the user: Needs you.
+    expect(groupOf(a)).toBe('attention')
+    expect(attentionReason(a)).toBe('budget reached')
+    expect(groupOf(agent({status: 'paused', pauseNote: 'lunch'}))).toBe('idle')
   })
 
   it('asks about the limit that was reached', () => {
