@@ -305,3 +305,47 @@ func TestBudgetArgs(t *testing.T) {
 		})
 	}
 }
+
+// A daily hold survives an engine restart on the same day (starts still
+// wait), and an engine opened the next day resumes what it paused.
+func TestDailyBudgetAcrossRestart(t *testing.T) {
+	h := newClaudeHarness(t)
+	setDaily(t, h, 1)
+	h.fakeClaude("q1", "silent", nil)
+	waitFor(t, "a session", 5*time.Second, func() bool { h.e.PollLogsNow(); return h.get("q1").SessionID != "" })
+	h.budgeted("spender", "success", 0, 0, map[string]string{"FAKE_CLAUDE_COST": "1"})
+	h.waitStatusPolling("q1", lifecycle.Paused)
+	h.settle()
+
+	reopen := func() {
+		h.e.Close()
+		h.e = h.engine(func(c *Config) { c.Clock = h.clk })
+		if _, err := h.e.SelectProject(context.Background(), h.project.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reopen()
+	if v, _ := h.e.ProjectState(h.project.ID); !v.BudgetHeld || v.CostToday != 1 {
+		t.Fatalf("after a restart the same day: held %v today %v", v.BudgetHeld, v.CostToday)
+	}
+	if r := h.start("spender"); r.Status != lifecycle.Queued {
+		t.Fatalf("a start after the restart: %s", r.Status)
+	}
+	if r := h.get("q1"); r.Status != lifecycle.Paused || r.BudgetPause != BudgetDaily {
+		t.Fatalf("q1 after the restart: %s %q", r.Status, r.BudgetPause)
+	}
+	// Cancel the queued start (it would spend again the next day).
+	if _, err := h.e.StopAgent(context.Background(), h.project.ID, "spender", nil); err != nil {
+		t.Fatal(err)
+	}
+	h.settle()
+	h.e.Close()
+	now := h.clk.Now()
+	y, m, d := now.Date()
+	h.clk.Advance(time.Date(y, m, d+1, 0, 0, 1, 0, time.Local).Sub(now))
+	reopen()
+	h.waitStatusPolling("q1", lifecycle.Running)
+	if v, _ := h.e.ProjectState(h.project.ID); v.BudgetHeld {
+		t.Fatal("held the next day")
+	}
+}
