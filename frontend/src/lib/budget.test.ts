@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
 import {agent} from '../test/fixtures'
 import type {Project} from '../api'
-import {budgetFlags, budgetQuestion, budgetReached, dailyText, limitsText, spendText, suggestedRaise} from './budget'
+import {budgetFlags, budgetQuestion, budgetReached, dailyText, limitsText, spendText, suggestedRaise, withBudgetFlags} from './budget'
 import {statusView} from './status'
 import {attentionReason, groupOf} from './groups'
 
@@ -43,6 +43,14 @@ describe('budgets in words', () => {
     expect(dailyText(project({}), 3.2)).toBe('$3.20 today')
     expect(dailyText(project({dailyBudgetUsd: 20}), 3.2)).toBe('$3.20 of $20 today')
     expect(dailyText(project({dailyBudgetUsd: 20, budgetHeld: true}), 20.4)).toBe('daily budget reached · $20.40 of $20')
+  })
+
+  it('shows the arguments a run is given, flags before the "--"', () => {
+    const a = {profile: 'claude-stream-json', maxBudgetUsd: 5, maxTurns: 40}
+    expect(withBudgetFlags(a, ['-p', '--resume', 's', '--', 'continue']))
+      .toEqual(['-p', '--resume', 's', '--max-budget-usd', '5', '--max-turns', '40', '--', 'continue'])
+    expect(withBudgetFlags(a, ['-p', '--max-turns', '9'])).toEqual(['-p', '--max-turns', '9', '--max-budget-usd', '5'])
+    expect(withBudgetFlags({profile: 'generic', maxBudgetUsd: 5}, ['x'])).toEqual(['x'])
   })
 
   it("adds Claude Code's own flags, only for Claude Code", () => {
