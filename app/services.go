@@ -60,6 +60,17 @@ func NeedsAttention(r *store.Record) bool {
 }
 
 // List returns the known projects, oldest first.
+// WhileClosed is what the engine found at its start, for every project:
+// agents that ended while no engine watched them (with their exit codes),
+// re-attached, recovered. Nil while it is still loading.
+func (s *ProjectService) WhileClosed() (*supervisor.WhileClosed, error) {
+	e, err := s.a.engine()
+	if err != nil {
+		return nil, err
+	}
+	return e.WhileClosed(), nil
+}
+
 func (s *ProjectService) List() ([]ProjectInfo, error) {
 	e, err := s.a.engine()
 	if err != nil {
@@ -269,6 +280,16 @@ func (s *AgentService) Resume(projectID, agentID string) (*Agent, error) {
 		return nil, err
 	}
 	return agentOf(e.ResumeAgent(context.Background(), projectID, agentID))
+}
+
+// Ack acknowledges what the agent needed of the user: it leaves Needs you
+// until it needs them again.
+func (s *AgentService) Ack(projectID, agentID string) (*Agent, error) {
+	e, err := s.a.engine()
+	if err != nil {
+		return nil, err
+	}
+	return agentOf(e.AckAgent(projectID, agentID))
 }
 
 // Remove forgets an agent; a live one needs force. The log is kept unless

@@ -244,6 +244,18 @@ func (f *fakeEngine) ResumeAgent(ctx context.Context, projectID, agentID string)
 	return &store.Record{ID: agentID, ProjectID: projectID, Status: lifecycle.Running}, nil
 }
 
+func (f *fakeEngine) AckAgent(projectID, agentID string) (*store.Record, error) {
+	if err := f.call("AckAgent"); err != nil {
+		return nil, err
+	}
+	return &store.Record{ID: agentID, ProjectID: projectID, Status: lifecycle.Failed}, nil
+}
+
+func (f *fakeEngine) WhileClosed() *supervisor.WhileClosed {
+	f.call("WhileClosed")
+	return &supervisor.WhileClosed{Projects: []supervisor.SyncSummary{}}
+}
+
 func (f *fakeEngine) UpdateAgent(projectID string, spec supervisor.AgentSpec) (*store.Record, error) {
 	if err := f.call("UpdateAgent"); err != nil {
 		return nil, err

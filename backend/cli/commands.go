@@ -38,12 +38,16 @@ func init() {
 			minPos: 2, maxPos: 2, setup: setupSandbox},
 		{name: "start", args: "P A", summary: "start an agent", minPos: 2, maxPos: 2, run: cmdStart},
 		{name: "resume", args: "P A", summary: "resume an agent's session (its resume args, {sessionId} filled in)", minPos: 2, maxPos: 2, run: cmdResume},
+		{name: "ack", args: "P A", summary: "acknowledge what an agent needed (a failure, silence): it leaves Needs you until it needs you again",
+			minPos: 2, maxPos: 2, run: cmdAck},
 		{name: "settings", args: "P [--key value]…", summary: "show or change a project's monitoring settings (keys as in the API: --staleThresholdSec 600 …)",
 			minPos: 1, maxPos: 1, setup: setupSettings},
 		{name: "stop", args: "P A [--grace SEC]", summary: "stop an agent: SIGTERM to its process group, SIGKILL after the grace",
 			minPos: 2, maxPos: 2, setup: setupStop},
-		{name: "rm", args: "P A [--force] [--delete-log]", summary: "remove an agent (--force stops a running one first)",
+		{name: "rm", args: "P A [--force] [--delete-log] [--keep|--merge|--discard]", summary: "remove an agent (--force: stop it first; a worktree: keep, merge or discard)",
 			minPos: 2, maxPos: 2, setup: setupRemove},
+		{name: "diff", args: "P A [--patch]", summary: "a worktree agent's changes against its base",
+			minPos: 2, maxPos: 2, setup: setupDiff},
 		{name: "stop-all", args: "P", summary: "stop every running agent of a project", minPos: 1, maxPos: 1, run: cmdStopAll},
 		{name: "logs", args: "P A [-n N] [-f]", summary: "print an agent's log (-f: keep printing what it writes, until Ctrl-C)",
 			minPos: 2, maxPos: 2, setup: setupLogs},
@@ -320,6 +324,7 @@ func (e *env) printRecord(r *store.Record) error {
 	}
 	row("Command", commandText(r.Command, r.Args))
 	row("Cwd", r.Cwd)
+	worktreeRows(row, r)
 	if len(r.Env) > 0 {
 		keys := make([]string, 0, len(r.Env))
 		for k := range r.Env {
@@ -380,13 +385,15 @@ func setupCreate(fs *flag.FlagSet) runFunc {
 	fs.Var(&grace, "grace", "seconds between SIGTERM and SIGKILL when stopping (default 10)")
 	fs.Var(&resumeArg, "resume-arg", "one argument of the resume command line, may hold {sessionId} (repeatable)")
 	fs.StringVar(&resumeArgs, "resume-args", "", "the resume arguments as one shell-quoted string")
-	fs.Var(&staleCheck, "stale-check", "check it for silence (default: on for claude-stream-json only)")
+	fs.Var(&staleCheck, "stale-check", "check it for silence: silent past the project's threshold with no CPU use (default: on)")
+	onStale := fs.String("on-stale", "", "what a silent agent gets: flag (Needs you, left running), restart, or resume (default: resume for Claude and Codex, flag for any other command)")
 	perms := fs.String("permissions", "", "run it sandboxed with these grants, comma-separated: @network, @write:/abs/folder (implies --sandbox)")
 	var maxUsd optUsd
 	var maxTurns optInt
 	fs.Var(&maxUsd, "max-budget-usd", "pause it when one run costs this many dollars")
 	fs.Var(&maxTurns, "max-turns", "pause it when one run takes this many turns")
 	sandboxed := fs.Bool("sandbox", false, "run it sandboxed: no network, no writes but its log, plus what --permissions grants")
+	wt := addWorktreeFlags(fs)
 	return func(e *env, pos, tail []string) error {
 		var pre *presets.Preset
 		if *preset != "" {
@@ -409,6 +416,7 @@ func setupCreate(fs *flag.FlagSet) runFunc {
 			TimeoutSec:         int(timeout),
 			GraceSec:           int(grace),
 			StaleCheck:         staleCheck.v,
+			OnStale:            *onStale,
 		}
 		if maxUsd.v != nil {
 			spec.MaxBudgetUsd = *maxUsd.v
@@ -463,11 +471,16 @@ func setupCreate(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
+		if err := wt.apply(e, id, &spec, pre != nil); err != nil {
+			return err
+		}
 		var r store.Record
 		if human, err := e.fetch(http.MethodPost, projectURL(id, "agents"), spec, &r); !human {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "Created agent %s in project %s (%s)\n", r.ID, e.projectNames().of(r.ProjectID), r.Status)
+		fmt.Fprintf(e.stdout, "Created agent %s in project %s; not started yet (shepherd start %s %s).\n", r.ID,
+			e.projectNames().of(r.ProjectID), e.projectNames().of(r.ProjectID), r.ID)
+		printWorktreeMade(e.stdout, &r)
 		return nil
 	}
 }
@@ -489,7 +502,7 @@ func specOf(r *store.Record) supervisor.AgentSpec {
 	s := supervisor.AgentSpec{ID: r.ID, Name: r.Name, Command: r.Command, Args: r.Args, Env: r.Env, Cwd: r.Cwd,
 		Profile: r.Profile, ResumeArgs: r.ResumeArgs, CompletionPattern: r.CompletionPattern, ErrorPattern: r.ErrorPattern,
 		KeepAlive: r.KeepAlive, AutoStartOnRestore: r.AutoStartOnRestore, TimeoutSec: r.TimeoutSec, GraceSec: r.GraceSec,
-		StaleCheck: r.StaleCheck, Parent: r.Parent, StopWithParent: r.StopWithParent}
+		StaleCheck: r.StaleCheck, OnStale: r.OnStale, Parent: r.Parent, StopWithParent: r.StopWithParent}
 	s.MaxBudgetUsd, s.MaxTurns = r.MaxBudgetUsd, r.MaxTurns
 	if r.Sandbox != nil {
 		p := append([]string{}, r.Sandbox.Permissions...)
@@ -563,10 +576,13 @@ func agentAction(action string, say func(r store.Record) string) runFunc {
 
 var (
 	cmdStart = agentAction("start", func(r store.Record) string {
-		return fmt.Sprintf("Started %s (pid %s, %s)", r.ID, pidText(r.PID), r.Status)
+		return "Started " + r.ID + ": " + runText(&r) + "."
+	})
+	cmdAck = agentAction("ack", func(r store.Record) string {
+		return fmt.Sprintf("Acknowledged %s: it is %s and no longer needs you, until it fails again.", r.ID, r.Status)
 	})
 	cmdResume = agentAction("resume", func(r store.Record) string {
-		return fmt.Sprintf("Resumed %s (pid %s, session %s, %s)", r.ID, pidText(r.PID), r.SessionID, r.Status)
+		return fmt.Sprintf("Resumed %s, session %s: %s.", r.ID, dash(r.SessionID), runText(&r))
 	})
 )
 
@@ -737,7 +753,7 @@ func setupStop(fs *flag.FlagSet) runFunc {
 		if human, err := e.fetch(http.MethodPost, agentURL(id, pos[1], "stop"), body, &r); !human {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "Stopped %s (%s, %s)\n", r.ID, r.Status, dash(string(r.ExitReason)))
+		fmt.Fprintf(e.stdout, "Stopped %s: %s.\n", r.ID, endText(&r))
 		return nil
 	}
 }
@@ -745,12 +761,16 @@ func setupStop(fs *flag.FlagSet) runFunc {
 func setupRemove(fs *flag.FlagSet) runFunc {
 	force := fs.Bool("force", false, "stop the agent first if it is running")
 	deleteLog := fs.Bool("delete-log", false, "delete its log too")
+	wt := addRemoveFlags(fs)
 	return func(e *env, pos, _ []string) error {
 		id, err := e.resolveProject(pos[0])
 		if err != nil {
 			return err
 		}
 		q := url.Values{}
+		if err := wt.query(q); err != nil {
+			return err
+		}
 		if *force {
 			q.Set("force", "true")
 		}
@@ -761,13 +781,18 @@ func setupRemove(fs *flag.FlagSet) runFunc {
 		if len(q) > 0 {
 			path += "?" + q.Encode()
 		}
-		if human, err := e.fetch(http.MethodDelete, path, nil, nil); !human {
+		human, err := e.fetch(http.MethodDelete, path, nil, nil)
+		if !human && askDiscard(e, err) {
+			q.Set("discardChanges", "true")
+			human, err = e.fetch(http.MethodDelete, agentURL(id, pos[1])+"?"+q.Encode(), nil, nil)
+		}
+		if !human {
 			return err
 		}
 		if *deleteLog {
-			fmt.Fprintf(e.stdout, "Removed %s and its log\n", pos[1])
+			fmt.Fprintf(e.stdout, "Removed %s and its log.\n", pos[1])
 		} else {
-			fmt.Fprintf(e.stdout, "Removed %s (its log was kept)\n", pos[1])
+			fmt.Fprintf(e.stdout, "Removed %s; its log was kept.\n", pos[1])
 		}
 		return nil
 	}
@@ -1195,6 +1220,30 @@ func statusText(r *store.Record) string {
 	return string(r.Status)
 }
 
+// runText says where a started agent is: "running, pid 4242", "queued,
+// 2nd in line", or its status.
+func runText(r *store.Record) string {
+	switch {
+	case r.Status == "queued" && r.QueuePosition > 0:
+		return "queued, " + ordinal(r.QueuePosition) + " in line"
+	case r.Status.Live() && r.PID > 0:
+		return fmt.Sprintf("%s, pid %d", r.Status, r.PID)
+	}
+	return string(r.Status)
+}
+
+// endText says how a stopped agent ended: "stopped", "failed (exit code 1)".
+func endText(r *store.Record) string {
+	s := string(r.Status)
+	switch {
+	case r.ExitCode != nil && *r.ExitCode != 0:
+		s += fmt.Sprintf(" (exit code %d)", *r.ExitCode)
+	case r.Signal != "" && r.Status != "stopped":
+		s += " (" + r.Signal + ")"
+	}
+	return s
+}
+
 func ordinal(n int) string {
 	suffix := "th"
 	switch {
@@ -1230,6 +1279,8 @@ func activityText(a *store.Activity, now time.Time) string {
 		return "busy · " + tool + since(a.ToolSince)
 	case store.ActivitySilent, store.ActivityStale:
 		return a.State + since(a.Since)
+	case store.ActivityWaiting:
+		return "waiting: " + a.Waiting
 	}
 	return a.State
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"shepherd/backend/lifecycle"
+	"shepherd/backend/workspace"
 )
 
 // Profiles name how an agent's log is read.
@@ -100,7 +101,9 @@ type Record struct {
 	// Sandbox is the agent's grants when it runs sandboxed (nil: it does
 	// not); the same as its sandbox.json, which the shim enforces.
 	Sandbox *sandbox.Grants `json:"sandbox,omitempty"`
-	Stale   bool            `json:"stale,omitempty"` // silent past the threshold and left running
+	// Workspace is the agent's own git worktree, when it runs in one.
+	Workspace *workspace.Workspace `json:"workspace,omitempty"`
+	Stale     bool                 `json:"stale,omitempty"` // silent past the threshold and left running
 	// OnStale is what a stale agent gets: "flag" (Needs you and a
 	// notification, left running), "restart" (killed and started again with
 	// its args) or "resume" (log analysis, then killed and resumed when it
@@ -122,6 +125,10 @@ type Record struct {
 	// Stats is the latest CPU and memory sample of its process tree, while
 	// someone looks (computed, never stored).
 	Stats *Stats `json:"stats,omitempty"`
+	// Attention is why the agent needs the user now, in a few words ("failed",
+	// "waiting: permission for Bash", "crash loop: …"); empty when it does
+	// not or the user acknowledged it (computed, never stored).
+	Attention string `json:"attention,omitempty"`
 
 	// LastResult is what the latest run that reported its figures cost;
 	// Totals, what every such run of this agent cost, resumes included.
@@ -198,6 +205,10 @@ const (
 	ActivityBusy    = "busy"    // silent, but a tool call runs (or its processes use CPU)
 	ActivitySilent  = "silent"  // its log has not grown for a while
 	ActivityStale   = "stale"   // silent past the threshold with no sign of work
+	// waiting for the user (a permission, input) or for a rate limit: said
+	// by the agent itself (Claude Code's hooks, its api_retry lines), so
+	// never stale
+	ActivityWaiting = "waiting"
 )
 
 // Activity is what a running agent is doing.
@@ -209,6 +220,12 @@ type Activity struct {
 	// it started.
 	Tool      string     `json:"tool,omitempty"`
 	ToolSince *time.Time `json:"toolSince,omitempty"`
+	// Waiting is what a waiting agent waits for, in words ("permission for
+	// Bash", "input", "rate limit until 14:05:00"); NeedsYou when the user
+	// has something to do; Until when a rate limit is retried.
+	Waiting  string     `json:"waiting,omitempty"`
+	NeedsYou bool       `json:"needsYou,omitempty"`
+	Until    *time.Time `json:"until,omitempty"`
 }
 
 // Clone returns a deep copy, so a caller can change it without touching the
@@ -232,6 +249,11 @@ func (r *Record) Clone() *Record {
 	c.StaleCheck = clonePtr(r.StaleCheck)
 	c.AcknowledgedAt = clonePtr(r.AcknowledgedAt)
 	c.StopWithParent = clonePtr(r.StopWithParent)
+	if r.Workspace != nil {
+		w := *r.Workspace
+		w.CheckedAt = clonePtr(w.CheckedAt)
+		c.Workspace = &w
+	}
 	if r.Sandbox != nil {
 		g := *r.Sandbox
 		g.WriteDirs = append([]string{}, g.WriteDirs...)

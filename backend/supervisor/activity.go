@@ -87,6 +87,13 @@ func (e *Engine) pollRun(a *agent, rn *run) {
 	if unread {
 		e.scanLog(a, rn)
 	}
+	if grew || rn.retrying() {
+		a.mu.Lock()
+		if a.run == rn && !a.gone() {
+			e.followWaiting(a, rn, grew)
+		}
+		a.mu.Unlock()
+	}
 	if grew {
 		a.mu.Lock()
 		if a.run == rn && !a.gone() {
@@ -160,6 +167,11 @@ func (rn *run) scan(now time.Time) (string, *loganalysis.Claude) {
 	}
 	rn.logOff = c.Next
 	sid, res := rn.scanner.Feed(c.Data)
+	if r, ok := rn.scanner.Retrying(); ok {
+		rn.retry = &r
+	} else {
+		rn.retry = nil
+	}
 	// The scanner's result is the current run's: a later init clears it.
 	rn.result = rn.scanner.Result()
 	if t, ok := rn.scanner.InFlight(); !ok {

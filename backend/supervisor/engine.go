@@ -36,6 +36,9 @@ type Config struct {
 	// Notifier gets failures, resume limits and other notices (may be nil;
 	// they are pushed as "notify" events either way).
 	Notifier notify.Notifier
+	// NotifyWindow: at most one notification per agent per window, the rest
+	// coalesced into one at its end (0: one minute; negative: no coalescing).
+	NotifyWindow time.Duration
 	// LogPoll is how often the logs of running agents are looked at for
 	// growth (activity), session ids and result lines. 0: 500 ms.
 	LogPoll time.Duration
@@ -50,6 +53,9 @@ type Config struct {
 	// records, the logs, the API token): hidden from every sandboxed agent,
 	// and never granted. DataDir is always one of them.
 	Private []string
+	// WorktreeDir is where agents' worktrees go (empty: a folder
+	// "shepherd-worktrees" beside DataDir).
+	WorktreeDir string
 }
 
 // Engine supervises the agents of every loaded project.
@@ -64,6 +70,7 @@ type Engine struct {
 	st     *store.Store
 	runner *proc.Runner
 	clock  clockwork.Clock
+	toasts *notify.Coalescer // one notification per agent per NotifyWindow
 	log    zerolog.Logger
 	bootID string
 
@@ -81,8 +88,10 @@ type Engine struct {
 	mu       sync.Mutex
 	projects map[string]*project
 	selected string
-	live     map[*run]*agent // every run being watched, for the log poller
-	poller   clockwork.Timer
+	// closedSum is what LoadAll found (WhileClosed).
+	closedSum *WhileClosed
+	live      map[*run]*agent // every run being watched, for the log poller
+	poller    clockwork.Timer
 
 	sbOnce sync.Once
 	sb     sandbox.Support
@@ -257,6 +266,11 @@ func New(cfg Config) (*Engine, error) {
 		recoverySlots: make(chan struct{}, cfg.Recoveries),
 		projects:      map[string]*project{}, live: map[*run]*agent{}, armed: map[*armed]struct{}{}}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
+	window := cfg.NotifyWindow
+	if window == 0 {
+		window = time.Minute
+	}
+	e.toasts = notify.NewCoalescer(cfg.Clock, window, e.deliver)
 	ps, err := st.LoadProjects()
 	if err != nil {
 		return nil, err
@@ -275,6 +289,7 @@ func New(cfg Config) (*Engine, error) {
 // left for the next engine to finish (the record says so).
 func (e *Engine) Close() {
 	e.cancel()
+	e.toasts.Stop()
 	e.mu.Lock()
 	ps := make([]*project, 0, len(e.projects))
 	for _, p := range e.projects {
@@ -316,6 +331,12 @@ func (e *Engine) emit(event string, data any) {
 func (e *Engine) notify(n notify.Notification) {
 	e.log.Info().Str("project", n.ProjectID).Str("agent", n.AgentID).Str("kind", n.Kind).Str("level", n.Level).
 		Msg(n.Message)
+	e.toasts.Notify(n)
+}
+
+// deliver shows a notification (after the storm coalescer): a toast in the
+// windows, and a native one when a Notifier is set.
+func (e *Engine) deliver(n notify.Notification) {
 	e.emit(EventNotify, n)
 	if e.cfg.Notifier != nil {
 		// A native notifier may block on the desktop's bus: never while an

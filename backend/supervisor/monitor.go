@@ -220,7 +220,9 @@ func (e *Engine) staleCheck(p *project) {
 		} else {
 			rn.notBusy()
 		}
-		if staleChecked(a.rec) && silent >= threshold {
+		// A waiting agent said why it is silent (a permission, input, a
+		// rate limit): never stale.
+		if staleChecked(a.rec) && silent >= threshold && rn.waiting == nil {
 			busyOK := rn.busy.busy && (busyLimit == 0 || silent < busyLimit)
 			if !busyOK {
 				// No CPU rate measured yet (the engine just started): measure

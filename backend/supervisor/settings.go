@@ -26,6 +26,9 @@ type Settings struct {
 	// DailyBudgetUsd caps what the project's runs may cost in a (local)
 	// day; 0: none (budget.go).
 	DailyBudgetUsd float64 `json:"dailyBudgetUsd"`
+	// WorktreeSetup is a command line (sh -c) run in each new worktree of
+	// the project, e.g. "npm ci"; its output goes to the agent's log.
+	WorktreeSetup string `json:"worktreeSetup,omitempty"`
 }
 
 // DefaultSettings are SPEC's defaults.

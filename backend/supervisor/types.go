@@ -1,7 +1,10 @@
 package supervisor
 
 import (
+	"time"
+
 	"shepherd/backend/store"
+	"shepherd/backend/workspace"
 )
 
 // Emitter receives every pushed event (the GUI bridges it to Wails events;
@@ -12,11 +15,12 @@ type Emitter interface {
 
 // Event names pushed through the Emitter.
 const (
-	EventAgentState    = "agent:state"    // data: *store.Record after a transition
-	EventProjectSynced = "project:synced" // data: *SyncSummary
-	EventAgentRemoved  = "agent:removed"  // data: AgentRef
-	EventNotify        = "notify"         // data: notify.Notification
-	EventProjectState  = "project:state"  // data: ProjectView, when a project is paused or resumed
+	EventAgentState    = "agent:state"         // data: *store.Record after a transition
+	EventProjectSynced = "project:synced"      // data: *SyncSummary
+	EventAgentRemoved  = "agent:removed"       // data: AgentRef
+	EventNotify        = "notify"              // data: notify.Notification
+	EventProjectState  = "project:state"       // data: ProjectView, when a project is paused or resumed
+	EventWhileClosed   = "engine:while-closed" // data: *WhileClosed, once the engine has loaded every project
 )
 
 // AgentRef names one agent.
@@ -57,6 +61,10 @@ type AgentSpec struct {
 	// Budgets per run (0: none): see store.Record.
 	MaxBudgetUsd float64 `json:"maxBudgetUsd,omitempty"`
 	MaxTurns     int     `json:"maxTurns,omitempty"`
+	// Workspace {worktree: true, base: "main"} runs the agent in a git
+	// worktree of its own on branch shepherd/<id>, made at create (only
+	// Worktree and Base are read; an edit keeps the worktree it has).
+	Workspace *workspace.Workspace `json:"workspace,omitempty"`
 	// Caller is the agent on whose behalf this is created (set by the API
 	// from the request's credential, never read from a body); nil: the
 	// user. A caller grants at most what it holds itself, and what it
@@ -103,6 +111,13 @@ type SyncSummary struct {
 	Counts    map[string]int  `json:"counts"`
 	Agents    []AgentOutcome  `json:"agents"`
 	Corrupt   []CorruptRecord `json:"corrupt,omitempty"`
+}
+
+// WhileClosed is what an engine found at its start (SPEC "Attention": what
+// happened while closed), for every project where something did.
+type WhileClosed struct {
+	At       time.Time     `json:"at"` // when the engine looked (its start)
+	Projects []SyncSummary `json:"projects"`
 }
 
 // StopResult is one agent's outcome of stop-all.

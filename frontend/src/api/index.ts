@@ -13,8 +13,10 @@ import {
   type Agent, type AgentSpec, type EngineEvent, type EngineStatus, type LogChunk, type Project,
   type Prefs, type SandboxSupport, type Settings, type Stats, type SyncSummary,
 } from './types'
+import {worktreeViewSchema, type Diff, type WorktreeEnd, type WorktreeView} from './worktree'
 
 export * from './types'
+export * from './worktree'
 
 export const getVersion = (): Promise<string> => App.Version()
 export const getEngine = (): Promise<EngineStatus> => App.Engine() as Promise<EngineStatus>
@@ -65,6 +67,17 @@ export const api = {
     events: (projectId: string, id: string, limit = 200) =>
       Agents.Events(projectId, id, limit) as Promise<EngineEvent[]>,
   },
+  worktree: {
+    /** The agent's changes against its base (files, +/−, hunks). */
+    diff: (projectId: string, id: string) => Agents.Diff(projectId, id) as Promise<Diff>,
+    /** Looks at the worktree again: ahead/behind, dirty, what vanished (pushes agent:worktree). */
+    refresh: (projectId: string, id: string) => Agents.RefreshWorktree(projectId, id) as Promise<WorktreeView>,
+    /** Removes the agent: its worktree kept as a branch, merged into the base, or discarded. */
+    remove: (projectId: string, id: string, opts: {force: boolean; deleteLog: boolean; end: WorktreeEnd; discardChanges: boolean}) =>
+      Agents.RemoveWorktree(projectId, id, opts.force, opts.deleteLog, opts.end, opts.discardChanges),
+    /** Whether a preset agent of this project gets a worktree unless unticked (a git project). */
+    byDefault: (projectId: string) => Agents.WorktreeByDefault(projectId),
+  },
   logs: {
     tail: (projectId: string, id: string, n = 2000) => Logs.Tail(projectId, id, n) as Promise<LogChunk>,
     follow: (projectId: string, id: string, offset: number) => Logs.Follow(projectId, id, offset),
@@ -99,6 +112,7 @@ export const EVENTS = {
   engineStatus: 'engine:status',
   agentStats: 'agent:stats',
   notify: 'notify',
+  agentWorktree: 'agent:worktree',
 } as const
 
 const schemas = {
@@ -110,6 +124,7 @@ const schemas = {
   [EVENTS.engineStatus]: engineStatusSchema,
   [EVENTS.agentStats]: statsBatchSchema,
   [EVENTS.notify]: notificationSchema,
+  [EVENTS.agentWorktree]: worktreeViewSchema,
 }
 type Schemas = typeof schemas
 export type EventName = keyof Schemas

@@ -1,6 +1,7 @@
 // The shapes Go sends, as the UI uses them (times are RFC 3339 strings), and
 // zod schemas that check pushed event payloads before they reach the cache.
 import {z} from 'zod'
+import {workspaceSchema} from './worktree'
 
 export const STATUSES = [
   'not_started', 'queued', 'spawning', 'running', 'timed_out', 'stopping', 'killing',
@@ -91,6 +92,8 @@ export const agentSchema = z.object({
   }).loose().nullish(),
   /** Present: the agent runs sandboxed with these grants; absent: unsandboxed. */
   sandbox: grantsSchema.nullish(),
+  /** Present with worktree: the agent runs in a git worktree of its own. */
+  workspace: workspaceSchema.nullish(),
   /** The agent that created this one (through Shepherd's tools); absent: the user did. */
   parent: z.string().nullish(),
   staleCheck: z.boolean().nullish(),
@@ -212,6 +215,8 @@ export interface AgentSpec {
   /** Per run; 0: none. */
   maxBudgetUsd?: number
   maxTurns?: number
+  /** Made at create: a git worktree on branch shepherd/<id> from base (default: the project's branch). */
+  workspace?: {worktree: boolean; base?: string}
 }
 
 /** What of the sandbox this machine can enforce (Landlock and network namespaces on Linux, Seatbelt on macOS). */
@@ -242,6 +247,8 @@ export interface Settings {
   notifyCompletion: boolean
   /** Newer engines: what the project's runs may cost a day; 0: no limit. */
   dailyBudgetUsd?: number
+  /** Newer engines: a command line run in each new worktree (its output in the agent's log). */
+  worktreeSetup?: string
 }
 
 /** The app's own preferences. */

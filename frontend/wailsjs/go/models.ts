@@ -56,6 +56,7 @@ export namespace app {
 	    credentialHash?: string;
 	    stopWithParent?: boolean;
 	    sandbox?: sandbox.Grants;
+	    workspace?: workspace.Workspace;
 	    stale?: boolean;
 	    onStale?: string;
 	    // Go type: time
@@ -64,6 +65,7 @@ export namespace app {
 	    activity?: store.Activity;
 	    queuePosition?: number;
 	    stats?: store.Stats;
+	    attention?: string;
 	    lastResult?: store.RunFigures;
 	    totals?: store.RunFigures;
 	    maxBudgetUsd?: number;
@@ -157,6 +159,10 @@ export namespace store {
 	    tool?: string;
 	    // Go type: time
 	    toolSince?: any;
+	    waiting?: string;
+	    needsYou?: boolean;
+	    // Go type: time
+	    until?: any;
 	}
 	export interface Event {
 	    // Go type: time
@@ -234,6 +240,7 @@ export namespace supervisor {
 	    permissions?: string[];
 	    maxBudgetUsd?: number;
 	    maxTurns?: number;
+	    workspace?: workspace.Workspace;
 	}
 	export interface CorruptRecord {
 	    agentId: string;
@@ -253,6 +260,7 @@ export namespace supervisor {
 	    notifyNative: boolean;
 	    notifyCompletion: boolean;
 	    dailyBudgetUsd: number;
+	    worktreeSetup?: string;
 	}
 	export interface SyncSummary {
 	    projectId: string;
@@ -260,6 +268,76 @@ export namespace supervisor {
 	    counts: Record<string, number>;
 	    agents: AgentOutcome[];
 	    corrupt?: CorruptRecord[];
+	}
+	export interface WhileClosed {
+	    // Go type: time
+	    at: any;
+	    projects: SyncSummary[];
+	}
+	export interface WorktreeView {
+	    projectId: string;
+	    agentId: string;
+	    status: workspace.Status;
+	}
+
+}
+
+export namespace workspace {
+	
+	export interface Line {
+	    op: string;
+	    text: string;
+	}
+	export interface Hunk {
+	    header: string;
+	    oldStart: number;
+	    oldLines: number;
+	    newStart: number;
+	    newLines: number;
+	    lines: Line[];
+	}
+	export interface FileDiff {
+	    path: string;
+	    oldPath?: string;
+	    status: string;
+	    added: number;
+	    deleted: number;
+	    binary?: boolean;
+	    hunks: Hunk[];
+	}
+	export interface Diff {
+	    base: string;
+	    from: string;
+	    files: FileDiff[];
+	    added: number;
+	    deleted: number;
+	    truncated: boolean;
+	}
+	
+	
+	
+	export interface Status {
+	    branch: string;
+	    base: string;
+	    ahead: number;
+	    behind: number;
+	    dirty: boolean;
+	    problem?: string;
+	}
+	export interface Workspace {
+	    worktree: boolean;
+	    base?: string;
+	    repo?: string;
+	    path?: string;
+	    branch?: string;
+	    baseCommit?: string;
+	    problem?: string;
+	    warning?: string;
+	    ahead: number;
+	    behind: number;
+	    dirty: boolean;
+	    // Go type: time
+	    checkedAt?: any;
 	}
 
 }

@@ -7,6 +7,7 @@ import {BudgetFields} from './BudgetFields'
 import {localErrors, specOf, valuesOf, type FormErrors} from './formSpec'
 import {CLAUDE, CODEX, EMPTY, fieldOf, PRESETS, presetValues, PROFILES, takesPrompt, type FormValues} from './presets'
 import {SandboxFields} from './SandboxFields'
+import {useWorktreeDefault, WorktreeFields} from './WorktreeFields'
 
 interface Props {
   projectId: string
@@ -24,6 +25,7 @@ export function AgentForm({projectId, projectPath, editing, onDone, onCancel}: P
   const [busy, setBusy] = useState(false)
   const claude = v.profile === CLAUDE
   const mcp = useMCPConfig(claude)
+  const gitProject = useWorktreeDefault(projectId)
   const set = (patch: Partial<FormValues>) => setV((old) => ({...old, ...patch}))
   const field = (k: keyof FormValues) => ({
     name: k, value: v[k] as string, 'aria-invalid': !!errors[k] || undefined,
@@ -68,7 +70,8 @@ export function AgentForm({projectId, projectPath, editing, onDone, onCancel}: P
       {!editing && (
         <div className="presets" role="group" aria-label="Preset">
           {PRESETS.map((p) => (
-            <button type="button" key={p.id} aria-pressed={p.id === preset} onClick={() => set(p.values)}>{p.label}</button>
+            <button type="button" key={p.id} aria-pressed={p.id === preset}
+              onClick={() => set({...p.values, worktree: p.id !== 'custom' && gitProject})}>{p.label}</button>
           ))}
         </div>
       )}
@@ -125,6 +128,8 @@ export function AgentForm({projectId, projectPath, editing, onDone, onCancel}: P
         </label>
         <label>Resume arguments<input {...field('resumeArgs')} placeholder="… --resume {sessionId}"/>{err('resumeArgs')}</label>
       </div>
+      <WorktreeFields values={v} onChange={set} error={err('base')}
+        editing={editing ? {branch: editing.workspace?.branch, path: editing.workspace?.path} : undefined}/>
       <SandboxFields values={v} draft={draft} onDraft={setDraft} error={errors.writeDirs}
         onChange={(patch) => {
           set(patch)

@@ -16,6 +16,7 @@ export function valuesOf(a: Agent): FormValues {
     mcp: !!split.mcp, mcpValue: split.mcp,
     maxBudgetUsd: a.maxBudgetUsd ? String(a.maxBudgetUsd) : '', maxTurns: a.maxTurns ? String(a.maxTurns) : '',
     ...valuesOfGrants(a.sandbox),
+    worktree: !!a.workspace?.worktree, base: a.workspace?.base ?? '',
   }
 }
 
@@ -38,6 +39,7 @@ export function specOf(v: FormValues, mcpConfig = ''): AgentSpec {
     keepAlive: v.keepAlive, autoStartOnRestore: v.autoStartOnRestore,
     permissions: tagsOf(v),
     maxBudgetUsd: Number(v.maxBudgetUsd?.trim().replace(/^\$/, '') || 0), maxTurns: Number(v.maxTurns?.trim() || 0),
+    workspace: v.worktree ? {worktree: true, base: v.base.trim() || undefined} : undefined,
   }
 }
 

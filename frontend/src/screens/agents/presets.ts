@@ -1,7 +1,8 @@
 import {joinArgs} from '../../lib/args'
 import {UNSANDBOXED, type SandboxValues} from '../../lib/sandbox'
+import {NO_WORKTREE, type WorktreeValues} from './WorktreeFields'
 
-export interface FormValues extends SandboxValues {
+export interface FormValues extends SandboxValues, WorktreeValues {
   id: string
   name: string
   command: string
@@ -30,7 +31,7 @@ export interface FormValues extends SandboxValues {
 export const EMPTY: FormValues = {
   id: '', name: '', command: '', args: '', cwd: '', profile: 'generic', resumeArgs: '',
   env: [], timeoutSec: '0', graceSec: '10', keepAlive: false, autoStartOnRestore: false, prompt: '', model: '',
-  mcp: false, mcpValue: '', ...UNSANDBOXED,
+  mcp: false, mcpValue: '', ...UNSANDBOXED, ...NO_WORKTREE,
 }
 
 export const CLAUDE_INSTALL = 'npm install -g @anthropic-ai/claude-code'
@@ -154,6 +155,7 @@ export const presetValues = (id: string) => PRESETS.find((p) => p.id === id)!.va
 export function fieldOf(message: string): keyof FormValues | '' {
   const m = message.toLowerCase()
   if (m.includes('permission')) return 'writeDirs' // names the tag: shown in the sandbox section
+  if (m.includes('base "') || m.includes('git repository') || m.includes('worktree')) return 'base'
   if (m.includes('already exists')) return 'id'
   if (m.includes('command')) return 'command'
   if (m.includes('cwd')) return 'cwd'

@@ -96,6 +96,16 @@ export function SettingsDialog() {
             <input type="checkbox" name="notifyCompletion" checked={s.notifyCompletion} onChange={(e) => setS({...s, notifyCompletion: e.target.checked})}/>
             Also notify when an agent completes <span className="muted">(default: off)</span>
           </label>
+          <label className="setting">
+            <span className="setting-label">Worktree setup command</span>
+            <span className="setting-input">
+              <input name="worktreeSetup" value={s.worktreeSetup ?? ''} placeholder="npm ci" aria-describedby="help-worktreeSetup"
+                onChange={(e) => setS({...s, worktreeSetup: e.target.value})}/>
+            </span>
+            <span className="setting-help muted" id="help-worktreeSetup">
+              Run (with sh -c) in each new worktree an agent gets, before it starts; its output goes to the agent’s log. Default: none.
+            </span>
+          </label>
           <SandboxSupportLine/>
           <p className="muted hint">
             Preferences for Shepherd itself (such as stopping agents when it quits) are in{' '}
