@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -58,4 +59,21 @@ func TestBudgetCLI(t *testing.T) {
 			t.Fatalf("help line over 80 columns: %q", l)
 		}
 	}
+}
+
+// parseUsd reads what a user types as dollars: never a negative, NaN or
+// infinite amount without an error.
+func FuzzParseUsd(f *testing.F) {
+	for _, s := range []string{"5", "$2.50", "0", "-1", "NaN", "Inf", "1e400", "$", "", "0x10", "1_000"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, err := parseUsd(s)
+		if err != nil {
+			return
+		}
+		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			t.Fatalf("parseUsd(%q) = %v without an error", s, v)
+		}
+	})
 }

@@ -59,3 +59,20 @@ describe('budgets in words', () => {
     expect(budgetFlags('codex-json', 5, 0)).toEqual([])
   })
 })
+
+describe('budgets in the activity feed', () => {
+  it('tells a budget reached, the answer and the lift, once each', async () => {
+    const {describe: line} = await import('./feed')
+    const t = '2026-01-01T10:00:00Z'
+    expect(line({time: t, event: 'budget:reached', agentId: 'a', reason: 'budget: $5.00 per run reached ($5.12)'}, 'p', 0))
+      .toMatchObject({level: 'warning', title: 'budget reached; paused', reason: 'budget: $5.00 per run reached ($5.12)', byUser: false})
+    expect(line({time: t, event: 'budget:reached', reason: 'daily budget $20.00 reached ($20.40 today)'}, 'p', 0))
+      .toMatchObject({title: 'daily budget reached; agents paused, starts held'})
+    expect(line({time: t, event: 'transition', agentId: 'a', to: 'paused', reason: 'budget'}, 'p', 0)).toBeNull()
+    expect(line({time: t, event: 'budget:answer', agentId: 'a', data: {action: 'raise', limit: 10}}, 'p', 0))
+      .toMatchObject({title: 'budget raised to 10', byUser: true})
+    expect(line({time: t, event: 'budget:answer', agentId: 'a', data: {action: 'once'}}, 'p', 0))
+      .toMatchObject({title: 'resumed once past its budget'})
+    expect(line({time: t, event: 'budget:daily-lifted'}, 'p', 0)).toMatchObject({title: 'daily budget lifted; paused agents resume'})
+  })
+})
