@@ -28,10 +28,15 @@ func (h *claudeHarness) budgeted(id, mode string, usd float64, turns int, env ma
 
 func (h *claudeHarness) waitStatusPolling(id string, want lifecycle.Status) *store.Record {
 	h.t.Helper()
-	waitFor(h.t, id+" "+string(want), 10*time.Second, func() bool {
-		h.e.PollLogsNow()
-		return h.get(id).Status == want
-	})
+	// Generous: the machine may be busy; a pass is a few hundred milliseconds.
+	deadline := time.Now().Add(20 * time.Second)
+	for h.e.PollLogsNow(); h.get(id).Status != want; h.e.PollLogsNow() {
+		if time.Now().After(deadline) {
+			r := h.get(id)
+			h.t.Fatalf("%s: %s %s after 20 s, want %s (error %q, budget %q)\nlog:\n%s\nevents:\n%s", id, r.Status, r.ExitReason, want, r.Error, r.BudgetPause, h.log(id), h.events())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 	return h.get(id)
 }
 
