@@ -27,7 +27,8 @@ func TestBudgetCLI(t *testing.T) {
 			t.Fatalf("budget lacks %q:\n%s", want, out)
 		}
 	}
-	if out := ok(t, "get", "b", "x"); !strings.Contains(out, "$1.00 and 30 turns per run") {
+	if out := ok(t, "get", "b", "x"); !strings.Contains(out, "$1.00 and 30 turns per run") ||
+		!strings.Contains(out, "--max-budget-usd 1 --max-turns 30") {
 		t.Fatalf("get lacks the budget:\n%s", out)
 	}
 	fails(t, 1, "is not above the limit reached ($1.00)", "budget", "b", "x", "raise", "0.5")
