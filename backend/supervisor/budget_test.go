@@ -9,6 +9,7 @@ import (
 
 	"shepherd/backend/lifecycle"
 	"shepherd/backend/notify"
+	"shepherd/backend/procid"
 	"shepherd/backend/store"
 )
 
@@ -353,4 +354,36 @@ func TestDailyBudgetAcrossRestart(t *testing.T) {
 	if v, _ := h.e.ProjectState(h.project.ID); v.BudgetHeld {
 		t.Fatal("held the next day")
 	}
+}
+
+// A run that reaches its budget while no engine watches it (the window was
+// closed) is found paused by the budget at the next load, its cost counted
+// once — not failed.
+func TestBudgetReachedWhileAway(t *testing.T) {
+	h := newClaudeHarness(t)
+	h.budgeted("away", "tool", 1, 0, map[string]string{"FAKE_CLAUDE_COST": "2", "FAKE_CLAUDE_TOOL_SECONDS": "1"})
+	pid := h.get("away").PID
+	h.e.Close()
+	waitFor(t, "the run to end on its budget", 20*time.Second, func() bool {
+		return !procid.Alive(pid) && strings.Contains(h.log("away"), "error_max_budget_usd")
+	})
+	h.e = h.engine(func(c *Config) { c.Clock = h.clk })
+	sum, err := h.e.SelectProject(context.Background(), h.project.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := h.get("away")
+	if r.Status != lifecycle.Paused || r.BudgetPause != BudgetRun || r.PauseNote != "budget: $1.00 per run reached ($2.00)" {
+		t.Fatalf("after the load: %s %q %q (error %q); sync %+v", r.Status, r.BudgetPause, r.PauseNote, r.Error, sum.Agents)
+	}
+	if r.Totals == nil || r.Totals.CostUSD == nil || *r.Totals.CostUSD != 2 || r.Totals.Runs != 1 {
+		t.Fatalf("totals %+v", r.Totals)
+	}
+	if v, _ := h.e.ProjectState(h.project.ID); v.CostToday != 2 {
+		t.Fatalf("cost today %v, want 2 (counted once)", v.CostToday)
+	}
+	if _, err := h.answer("away", AnswerRaise, 5); err != nil {
+		t.Fatal(err)
+	}
+	h.waitStatusPolling("away", lifecycle.Completed)
 }
