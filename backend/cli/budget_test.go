@@ -20,6 +20,9 @@ func TestBudgetCLI(t *testing.T) {
 		ok(t, "start", "b", id)
 		waitStatus(t, "b", id, "paused")
 	}
+	if out := ok(t, "ls", "b"); strings.Count(out, "paused · budget reached") != 2 {
+		t.Fatalf("ls:\n%s", out)
+	}
 	out := ok(t, "budget", "b", "x")
 	for _, want := range []string{"$1.00 and 30 turns per run", "last run 2 turns, $1.50",
 		"Paused: budget: $1.00 per run reached ($1.50)", "shepherd budget b x raise N|once|stop"} {

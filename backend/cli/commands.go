@@ -1217,6 +1217,9 @@ func statusText(r *store.Record) string {
 	if r.Status == "queued" && r.QueuePosition > 0 {
 		return "queued · " + ordinal(r.QueuePosition)
 	}
+	if r.Status == "paused" && r.BudgetPause != "" {
+		return "paused · budget reached"
+	}
 	return string(r.Status)
 }
 
