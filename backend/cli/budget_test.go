@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -19,6 +20,9 @@ func TestBudgetCLI(t *testing.T) {
 		ok(t, "start", "b", id)
 		waitStatus(t, "b", id, "paused")
 	}
+	if out := ok(t, "ls", "b"); strings.Count(out, "paused · budget reached") != 2 {
+		t.Fatalf("ls:\n%s", out)
+	}
 	out := ok(t, "budget", "b", "x")
 	for _, want := range []string{"$1.00 and 30 turns per run", "last run 2 turns, $1.50",
 		"Paused: budget: $1.00 per run reached ($1.50)", "shepherd budget b x raise N|once|stop"} {
@@ -26,7 +30,8 @@ func TestBudgetCLI(t *testing.T) {
 			t.Fatalf("budget lacks %q:\n%s", want, out)
 		}
 	}
-	if out := ok(t, "get", "b", "x"); !strings.Contains(out, "$1.00 and 30 turns per run") {
+	if out := ok(t, "get", "b", "x"); !strings.Contains(out, "$1.00 and 30 turns per run") ||
+		!strings.Contains(out, "--max-budget-usd 1 --max-turns 30") {
 		t.Fatalf("get lacks the budget:\n%s", out)
 	}
 	fails(t, 1, "is not above the limit reached ($1.00)", "budget", "b", "x", "raise", "0.5")
@@ -58,4 +63,21 @@ func TestBudgetCLI(t *testing.T) {
 			t.Fatalf("help line over 80 columns: %q", l)
 		}
 	}
+}
+
+// parseUsd reads what a user types as dollars: never a negative, NaN or
+// infinite amount without an error.
+func FuzzParseUsd(f *testing.F) {
+	for _, s := range []string{"5", "$2.50", "0", "-1", "NaN", "Inf", "1e400", "$", "", "0x10", "1_000"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, err := parseUsd(s)
+		if err != nil {
+			return
+		}
+		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			t.Fatalf("parseUsd(%q) = %v without an error", s, v)
+		}
+	})
 }

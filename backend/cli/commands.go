@@ -322,7 +322,7 @@ func (e *env) printRecord(r *store.Record) error {
 	if r.PID != 0 && !r.Attached {
 		row("Attached", "no (re-attached: not a child of this engine)")
 	}
-	row("Command", commandText(r.Command, r.Args))
+	row("Command", commandText(r.Command, supervisor.BudgetArgs(r, r.Args))) // as a run gets them
 	row("Cwd", r.Cwd)
 	worktreeRows(row, r)
 	if len(r.Env) > 0 {
@@ -337,7 +337,7 @@ func (e *env) printRecord(r *store.Record) error {
 	}
 	row("Profile", r.Profile)
 	if len(r.ResumeArgs) > 0 {
-		row("Resume args", strings.Join(quoteAll(r.ResumeArgs), " "))
+		row("Resume args", strings.Join(quoteAll(supervisor.BudgetArgs(r, r.ResumeArgs)), " "))
 	}
 	row("Session", r.SessionID)
 	row("Keep alive", yesNo(r.KeepAlive))
@@ -1216,6 +1216,9 @@ func pauseText(p supervisor.ProjectView) string {
 func statusText(r *store.Record) string {
 	if r.Status == "queued" && r.QueuePosition > 0 {
 		return "queued · " + ordinal(r.QueuePosition)
+	}
+	if r.Status == "paused" && r.BudgetPause != "" {
+		return "paused · budget reached"
 	}
 	return string(r.Status)
 }

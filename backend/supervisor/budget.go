@@ -12,6 +12,7 @@ import (
 	"shepherd/backend/lifecycle"
 	"shepherd/backend/loganalysis"
 	"shepherd/backend/notify"
+	"shepherd/backend/shim"
 	"shepherd/backend/store"
 )
 
@@ -164,6 +165,7 @@ func (e *Engine) budgetPauseMut(kind, note string) func(r *store.Record) {
 		at := e.clock.Now().UTC()
 		r.PausedAt, r.PauseNote, r.PausedWithProject = &at, note, false
 		r.BudgetPause, r.BudgetOnce = kind, false
+		r.AcknowledgedAt = nil // a new question for the user
 		r.Desired = lifecycle.DesiredStopped
 		r.QueueSeq, r.QueuedAction, r.QueuedFrom = 0, "", ""
 	}
@@ -196,6 +198,40 @@ func (e *Engine) endBudgetRun(a *agent, rn *run, set func(r *store.Record)) bool
 		e.runCounted(a, fig)
 	}
 	e.endRun(a, rn)
+	e.budgetNotice(a.rec.ProjectID, a.rec.ID, hit.note)
+	return true
+}
+
+// endBudgetWhileAway records the end of a run that exited while no engine
+// watched it (its shim kept the exit status) when its log's result reached a
+// per-run limit: paused with the reason, its figures counted, as
+// endBudgetRun does for a run the engine saw end. It reports whether it did.
+// a.mu is held.
+func (e *Engine) endBudgetWhileAway(a *agent, st *shim.ExitStatus, now time.Time) bool {
+	if !store.Structured(a.rec.Profile) || a.rec.MaxBudgetUsd == 0 && a.rec.MaxTurns == 0 {
+		return false
+	}
+	res := e.analyze(a)
+	hit := budgetReached(a.rec, res.Claude)
+	if hit == nil {
+		return false
+	}
+	var fig store.RunFigures
+	counted := false
+	mut := e.budgetPauseMut(hit.kind, hit.note)
+	err := e.applySteps(a, step{to: lifecycle.Stopping, reason: "sync: budget"},
+		step{to: lifecycle.Paused, reason: "budget", data: map[string]any{"budget": hit.kind, "note": hit.note}, mut: func(r *store.Record) {
+			r.ExitReason, r.Error, r.Attached, r.PreviousStatus = lifecycle.ReasonPaused, "", true, ""
+			setExit(r, st, now)
+			fig, counted = countRun(r, res.Claude, now)
+			mut(r)
+		}})
+	if err != nil {
+		return false
+	}
+	if counted {
+		e.runCounted(a, fig)
+	}
 	e.budgetNotice(a.rec.ProjectID, a.rec.ID, hit.note)
 	return true
 }

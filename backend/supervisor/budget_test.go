@@ -9,6 +9,7 @@ import (
 
 	"shepherd/backend/lifecycle"
 	"shepherd/backend/notify"
+	"shepherd/backend/procid"
 	"shepherd/backend/store"
 )
 
@@ -28,10 +29,15 @@ func (h *claudeHarness) budgeted(id, mode string, usd float64, turns int, env ma
 
 func (h *claudeHarness) waitStatusPolling(id string, want lifecycle.Status) *store.Record {
 	h.t.Helper()
-	waitFor(h.t, id+" "+string(want), 10*time.Second, func() bool {
-		h.e.PollLogsNow()
-		return h.get(id).Status == want
-	})
+	// Generous: the machine may be busy; a pass is a few hundred milliseconds.
+	deadline := time.Now().Add(20 * time.Second)
+	for h.e.PollLogsNow(); h.get(id).Status != want; h.e.PollLogsNow() {
+		if time.Now().After(deadline) {
+			r := h.get(id)
+			h.t.Fatalf("%s: %s %s after 20 s, want %s (error %q, budget %q)\nlog:\n%s\nevents:\n%s", id, r.Status, r.ExitReason, want, r.Error, r.BudgetPause, h.log(id), h.events())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 	return h.get(id)
 }
 
@@ -304,4 +310,80 @@ func TestBudgetArgs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A daily hold survives an engine restart on the same day (starts still
+// wait), and an engine opened the next day resumes what it paused.
+func TestDailyBudgetAcrossRestart(t *testing.T) {
+	h := newClaudeHarness(t)
+	setDaily(t, h, 1)
+	h.fakeClaude("q1", "silent", nil)
+	waitFor(t, "a session", 5*time.Second, func() bool { h.e.PollLogsNow(); return h.get("q1").SessionID != "" })
+	h.budgeted("spender", "success", 0, 0, map[string]string{"FAKE_CLAUDE_COST": "1"})
+	h.waitStatusPolling("q1", lifecycle.Paused)
+	h.settle()
+
+	reopen := func() {
+		h.e.Close()
+		h.e = h.engine(func(c *Config) { c.Clock = h.clk })
+		if _, err := h.e.SelectProject(context.Background(), h.project.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reopen()
+	if v, _ := h.e.ProjectState(h.project.ID); !v.BudgetHeld || v.CostToday != 1 {
+		t.Fatalf("after a restart the same day: held %v today %v", v.BudgetHeld, v.CostToday)
+	}
+	if r := h.start("spender"); r.Status != lifecycle.Queued {
+		t.Fatalf("a start after the restart: %s", r.Status)
+	}
+	if r := h.get("q1"); r.Status != lifecycle.Paused || r.BudgetPause != BudgetDaily {
+		t.Fatalf("q1 after the restart: %s %q", r.Status, r.BudgetPause)
+	}
+	// Cancel the queued start (it would spend again the next day).
+	if _, err := h.e.StopAgent(context.Background(), h.project.ID, "spender", nil); err != nil {
+		t.Fatal(err)
+	}
+	h.settle()
+	h.e.Close()
+	now := h.clk.Now()
+	y, m, d := now.Date()
+	h.clk.Advance(time.Date(y, m, d+1, 0, 0, 1, 0, time.Local).Sub(now))
+	reopen()
+	h.waitStatusPolling("q1", lifecycle.Running)
+	if v, _ := h.e.ProjectState(h.project.ID); v.BudgetHeld {
+		t.Fatal("held the next day")
+	}
+}
+
+// A run that reaches its budget while no engine watches it (the window was
+// closed) is found paused by the budget at the next load, its cost counted
+// once — not failed.
+func TestBudgetReachedWhileAway(t *testing.T) {
+	h := newClaudeHarness(t)
+	h.budgeted("away", "tool", 1, 0, map[string]string{"FAKE_CLAUDE_COST": "2", "FAKE_CLAUDE_TOOL_SECONDS": "1"})
+	pid := h.get("away").PID
+	h.e.Close()
+	waitFor(t, "the run to end on its budget", 20*time.Second, func() bool {
+		return !procid.Alive(pid) && strings.Contains(h.log("away"), "error_max_budget_usd")
+	})
+	h.e = h.engine(func(c *Config) { c.Clock = h.clk })
+	sum, err := h.e.SelectProject(context.Background(), h.project.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := h.get("away")
+	if r.Status != lifecycle.Paused || r.BudgetPause != BudgetRun || r.PauseNote != "budget: $1.00 per run reached ($2.00)" {
+		t.Fatalf("after the load: %s %q %q (error %q); sync %+v", r.Status, r.BudgetPause, r.PauseNote, r.Error, sum.Agents)
+	}
+	if r.Totals == nil || r.Totals.CostUSD == nil || *r.Totals.CostUSD != 2 || r.Totals.Runs != 1 {
+		t.Fatalf("totals %+v", r.Totals)
+	}
+	if v, _ := h.e.ProjectState(h.project.ID); v.CostToday != 2 {
+		t.Fatalf("cost today %v, want 2 (counted once)", v.CostToday)
+	}
+	if _, err := h.answer("away", AnswerRaise, 5); err != nil {
+		t.Fatal(err)
+	}
+	h.waitStatusPolling("away", lifecycle.Completed)
 }

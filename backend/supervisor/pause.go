@@ -300,6 +300,9 @@ func (e *Engine) pauseAgentAs(ctx context.Context, a *agent, now bool, note stri
 		at := e.clock.Now().UTC()
 		r.PausedAt, r.PauseNote, r.PausedWithProject = &at, note, withProject
 		r.BudgetPause = budget
+		if budget != "" {
+			r.AcknowledgedAt = nil // a new question for the user
+		}
 		r.Desired = lifecycle.DesiredStopped
 		r.QueueSeq, r.QueuedAction, r.QueuedFrom = 0, "", ""
 		r.Error = ""

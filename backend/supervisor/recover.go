@@ -58,7 +58,8 @@ func (e *Engine) recoveryEvent(a *agent, found string, res loganalysis.Result, a
 // without the engine seeing its exit (at project load, by the watchdog).
 // st is the exit status the shim recorded, if any. a.mu is held.
 func (e *Engine) recoverDead(a *agent, st *shim.ExitStatus) recovery.Action {
-	if a.rec.Status.Live() || a.rec.Status == lifecycle.Stopped || a.gone() {
+	if a.rec.Status.Live() || a.rec.Status == lifecycle.Stopped || a.gone() ||
+		a.rec.Status == lifecycle.Paused && a.rec.BudgetPause != "" { // paused by the budget its run reached while away
 		return "" // a stop that completed while the engine was away is not a death
 	}
 	res := e.analyze(a)

@@ -392,6 +392,9 @@ func (e *Engine) endWhileAway(a *agent, to lifecycle.Status, reason lifecycle.Ex
 	if st != nil && to == "" {
 		o := exitOutcome(st)
 		to, msg = o.status, o.msg
+		if from == lifecycle.Running && e.endBudgetWhileAway(a, st, now) {
+			return // its run ended on a budget it reached: paused, as if it had been watched
+		}
 	}
 	var steps []step
 	switch from {

@@ -1,8 +1,9 @@
 import {describe, expect, it} from 'vitest'
 import {agent} from '../test/fixtures'
 import type {Project} from '../api'
-import {budgetFlags, budgetQuestion, budgetReached, dailyText, limitsText, spendText, suggestedRaise} from './budget'
+import {budgetFlags, budgetQuestion, budgetReached, dailyText, limitsText, spendText, suggestedRaise, withBudgetFlags} from './budget'
 import {statusView} from './status'
+import {attentionReason, groupOf} from './groups'
 
 const project = (p: Partial<Project>): Project =>
   ({id: 'p1', name: 'demo', path: '/d', createdAt: '', loaded: true, agents: 0, running: 0, attention: 0, ...p})
@@ -23,6 +24,10 @@ describe('budgets in words', () => {
     expect(statusView(a)).toMatchObject({label: 'budget reached', tone: 'warn', detail: 'budget: $5.00 per run reached ($5.12)'})
     expect(budgetReached(agent({status: 'paused'}))).toBe(false)
     expect(statusView(agent({status: 'paused', pauseNote: 'lunch'}))).toMatchObject({label: 'paused', tone: 'idle'})
+    // It asks the user: Needs you.
+    expect(groupOf(a)).toBe('attention')
+    expect(attentionReason(a)).toBe('budget reached')
+    expect(groupOf(agent({status: 'paused', pauseNote: 'lunch'}))).toBe('idle')
   })
 
   it('asks about the limit that was reached', () => {
@@ -40,9 +45,34 @@ describe('budgets in words', () => {
     expect(dailyText(project({dailyBudgetUsd: 20, budgetHeld: true}), 20.4)).toBe('daily budget reached · $20.40 of $20')
   })
 
+  it('shows the arguments a run is given, flags before the "--"', () => {
+    const a = {profile: 'claude-stream-json', maxBudgetUsd: 5, maxTurns: 40}
+    expect(withBudgetFlags(a, ['-p', '--resume', 's', '--', 'continue']))
+      .toEqual(['-p', '--resume', 's', '--max-budget-usd', '5', '--max-turns', '40', '--', 'continue'])
+    expect(withBudgetFlags(a, ['-p', '--max-turns', '9'])).toEqual(['-p', '--max-turns', '9', '--max-budget-usd', '5'])
+    expect(withBudgetFlags({profile: 'generic', maxBudgetUsd: 5}, ['x'])).toEqual(['x'])
+  })
+
   it("adds Claude Code's own flags, only for Claude Code", () => {
     expect(budgetFlags('claude-stream-json', 2.5, 40)).toEqual(['--max-budget-usd', '2.5', '--max-turns', '40'])
     expect(budgetFlags('claude-stream-json', 0, 0)).toEqual([])
     expect(budgetFlags('codex-json', 5, 0)).toEqual([])
+  })
+})
+
+describe('budgets in the activity feed', () => {
+  it('tells a budget reached, the answer and the lift, once each', async () => {
+    const {describe: line} = await import('./feed')
+    const t = '2026-01-01T10:00:00Z'
+    expect(line({time: t, event: 'budget:reached', agentId: 'a', reason: 'budget: $5.00 per run reached ($5.12)'}, 'p', 0))
+      .toMatchObject({level: 'warning', title: 'budget reached; paused', reason: 'budget: $5.00 per run reached ($5.12)', byUser: false})
+    expect(line({time: t, event: 'budget:reached', reason: 'daily budget $20.00 reached ($20.40 today)'}, 'p', 0))
+      .toMatchObject({title: 'daily budget reached; agents paused, starts held'})
+    expect(line({time: t, event: 'transition', agentId: 'a', to: 'paused', reason: 'budget'}, 'p', 0)).toBeNull()
+    expect(line({time: t, event: 'budget:answer', agentId: 'a', data: {action: 'raise', limit: 10}}, 'p', 0))
+      .toMatchObject({title: 'budget raised to 10', byUser: true})
+    expect(line({time: t, event: 'budget:answer', agentId: 'a', data: {action: 'once'}}, 'p', 0))
+      .toMatchObject({title: 'resumed once past its budget'})
+    expect(line({time: t, event: 'budget:daily-lifted'}, 'p', 0)).toMatchObject({title: 'daily budget lifted; paused agents resume'})
   })
 })

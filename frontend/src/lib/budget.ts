@@ -47,6 +47,18 @@ export function dailyText(p: Project, today: number): string {
   return `${money(today)} of ${money(b)} today`
 }
 
+/**
+ * args as a run is given them: the budget flags inserted before a "--" that
+ * ends the options, a flag the user wrote left as it is (as the engine does).
+ */
+export function withBudgetFlags(a: Pick<Agent, 'profile' | 'maxBudgetUsd' | 'maxTurns'>, args: readonly string[]): string[] {
+  const flags = budgetFlags(a.profile, args.includes('--max-budget-usd') ? 0 : a.maxBudgetUsd ?? 0,
+    args.includes('--max-turns') ? 0 : a.maxTurns ?? 0)
+  const at = args.indexOf('--')
+  const cut = at < 0 ? args.length : at
+  return [...args.slice(0, cut), ...flags, ...args.slice(cut)]
+}
+
 /** The flags Shepherd adds to a Claude Code agent's command line at each start (never stored in its args). */
 export function budgetFlags(profile: string, maxBudgetUsd: number, maxTurns: number): string[] {
   if (profile !== 'claude-stream-json') return []

@@ -92,6 +92,7 @@ export function describe(e: EngineEvent, projectId: string, index: number): Feed
         return {...base, level: 'info', title: causeText(e.reason)}
       }
       // Pauses and queueing: traced, but the user's own doing unless a file or a limit did it.
+      if (e.to === 'paused' && e.reason === 'budget') return null // its budget:reached line tells it
       if (e.to === 'paused') {
         return {...base, level: 'info', title: 'paused', reason: str(d.pauseNote) || undefined, byUser: true}
       }
@@ -113,6 +114,17 @@ export function describe(e: EngineEvent, projectId: string, index: number): Feed
       return {...base, level: 'info', title: `restart scheduled${secs !== undefined ? ` in ${secs} s` : ''}`,
         reason: fails ? `${fails} failure${fails === 1 ? '' : 's'} in a row` : undefined}
     }
+    case 'budget:reached':
+      return {...base, level: 'warning', title: e.agentId ? 'budget reached; paused' : 'daily budget reached; agents paused, starts held',
+        reason: e.reason || undefined}
+    case 'budget:answer': {
+      const action = str(d.action)
+      const title = action === 'raise' ? `budget raised${num(d.limit) ? ` to ${num(d.limit)}` : ' (no limit)'}`
+        : action === 'once' ? 'resumed once past its budget' : 'stopped at its budget'
+      return {...base, level: 'info', title, byUser: true}
+    }
+    case 'budget:daily-lifted':
+      return {...base, level: 'info', title: 'daily budget lifted; paused agents resume'}
     case 'auto-execution:timeout':
       return {...base, level: 'warning', title: 'timed out', reason: num(d.timeoutSec) ? `after ${num(d.timeoutSec)} s; stopping` : undefined}
     case 'result-grace:stop':

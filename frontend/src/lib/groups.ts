@@ -23,6 +23,7 @@ export function attentionReason(a: Agent): string {
   }
   if (isRestarting(a)) return ''
   if (a.status === 'failed') return a.exitReason === 'resume_limit' ? 'auto-resume limit reached' : 'failed'
+  if (a.status === 'paused' && a.budgetPause) return 'budget reached'
   if (a.status === 'interrupted') {
     const unknown = !a.exitReason || a.exitReason === 'unknown' ||
       (a.exitReason === 'exited_while_app_closed' && a.exitCode == null)

@@ -82,7 +82,7 @@ export function AgentList({groups, selectedId, cursorId, onSelect, sort, onSort,
   const cols = useMemo(() => new Set(ids.split(' ') as ColumnId[]), [ids])
   const columns = COLUMNS.filter((c) => cols.has(c.id))
   return (
-    <table className="agents" aria-label="Agents">
+    <table className={groups.some((g) => g.agents.some((a) => a.maxBudgetUsd)) ? 'agents budgets' : 'agents'} aria-label="Agents">
       <colgroup>{columns.map((c) => <col key={c.id} className={`col-${c.id}`}/>)}</colgroup>
       <thead>
         <tr>

@@ -6,7 +6,7 @@ import {activityText, briefDetail, isLive, restartText, runtimeText, statusView}
 import {ago, exact} from '../../lib/time'
 import {cpuText, figuresText, memText, mib, money} from '../../lib/usage'
 import {joinArgs} from '../../lib/args'
-import {budgetReached, limitsText, spendText} from '../../lib/budget'
+import {budgetReached, limitsText, spendText, withBudgetFlags} from '../../lib/budget'
 import {LockIcon} from '../../components/Icons'
 import type {ColumnId} from './AgentList'
 import {RowActions} from './AgentActions'
@@ -80,7 +80,7 @@ export const AgentRow = memo(function AgentRow({agent: a, now, selected, cursor,
   const cls = [selected && 'selected', cursor && 'cursor'].filter(Boolean).join(' ') || undefined
   return (
     <tr data-agent={a.id} className={cls} aria-selected={selected} onClick={() => onSelect(a.id)}>
-      <td className="c-agent" title={`${a.name ? `${a.name} (${a.id})` : a.id}\n${joinArgs([a.command, ...(a.args ?? [])])}`}>
+      <td className="c-agent" title={`${a.name ? `${a.name} (${a.id})` : a.id}\n${joinArgs([a.command, ...withBudgetFlags(a, a.args ?? [])])}`}>
         <span className="agent-cell">
           <span className="agent-name">{a.name || a.id}</span>
           {a.name && <span className="agent-id">{a.id}</span>}

@@ -1,5 +1,6 @@
 import type {Agent} from '../../api'
 import {joinArgs, looksSecret} from '../../lib/args'
+import {limitsText, withBudgetFlags} from '../../lib/budget'
 import {clock} from '../../lib/time'
 import {figuresText, mib} from '../../lib/usage'
 import {SandboxField} from './SandboxField'
@@ -8,10 +9,11 @@ import {SandboxField} from './SandboxField'
 export function RecordFields({agent: a}: {agent: Agent}) {
   const env = Object.entries(a.env ?? {})
   const rows: [string, React.ReactNode][] = [
-    ['Command', <code>{joinArgs([a.command, ...(a.args ?? [])])}</code>],
+    ['Command', <code>{joinArgs([a.command, ...withBudgetFlags(a, a.args ?? [])])}</code>],
     ['Working folder', <code>{a.cwd}</code>],
     ['Profile', a.profile],
-    ['Resume arguments', a.resumeArgs?.length ? <code>{joinArgs(a.resumeArgs)}</code> : '—'],
+    ['Resume arguments', a.resumeArgs?.length ? <code>{joinArgs(withBudgetFlags(a, a.resumeArgs))}</code> : '—'],
+    ['Budget per run', limitsText(a) || 'none'],
     ['Session id', a.sessionId || '—'],
     ['Environment', env.length ? env.map(([k, v]) => <div key={k}><code>{k}={looksSecret(k) ? '••••••' : v}</code></div>) : '—'],
     ['Sandbox', <SandboxField grants={a.sandbox}/>],

@@ -63,6 +63,7 @@ export function SettingsDialog() {
     if (!s) return
     try {
       qc.setQueryData(keys.settings(projectId), await api.settings.put(projectId, s))
+      void qc.invalidateQueries({queryKey: keys.projects}) // the header shows the daily budget
       close()
     } catch (err) {
       setError(errorMessage(err))
