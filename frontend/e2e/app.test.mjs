@@ -162,7 +162,12 @@ test('the Claude Code preset with a prompt runs the fixture; runs are marked; a 
   await conv.getByText('Fixed the error in main.go').first().waitFor()
   await conv.locator('.run-marker', {hasText: 'Run 1 · started by you'}).waitFor()
   const calls = readFileSync(FAKE_RECORD, 'utf8').trim().split('\n').map((l) => JSON.parse(l))
-  assert.deepEqual(calls.at(-1).args.slice(-4), ['--model', 'fake-model', '--', prompt])
+  // The engine adds its hooks (--settings) for the run, before the `--`.
+  const args = calls.at(-1).args
+  assert.deepEqual(args.slice(-2), ['--', prompt])
+  assert.deepEqual(args.slice(args.indexOf('--model'), args.indexOf('--model') + 2), ['--model', 'fake-model'])
+  const settings = JSON.parse(args[args.indexOf('--settings') + 1])
+  assert.ok(settings.hooks.PermissionRequest[0].hooks[0].url.endsWith('/v1/hooks/claude'), 'Shepherd\'s hooks are installed')
 
   // Resumed by hand: a second run, marked with its cause and the previous run's end.
   await page.locator('section.detail').getByRole('button', {name: 'Resume'}).click()
