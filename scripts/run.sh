@@ -15,6 +15,10 @@ if [[ "$(uname -s)" == Darwin || -n "${DISPLAY:-}" || -n "${WAYLAND_DISPLAY:-}" 
 fi
 
 log "no display: running Shepherd under a virtual display (xvfb-run); the window is invisible, but the CLI and the HTTP API work, e.g. build/bin/shepherd ls"
+# Ctrl-C reaches the virtual display too, which can end the window before it
+# asks its engine (a process of its own) to quit: ask it here as well.
+trap 'quit_engine "$bin"' EXIT
+trap 'exit 130' INT TERM HUP
 # dbus-run-session: a session bus for the app's lifetime (GTK would otherwise
 # auto-launch one that outlives it; Wails' single-instance lock needs one).
-exec xvfb-run -a dbus-run-session -- "$bin"
+xvfb-run -a dbus-run-session -- "$bin"

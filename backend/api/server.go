@@ -54,6 +54,10 @@ func CheckListenAddr(addr string) (string, error) {
 // Serve listens on listenAddr (loopback only; "" means DefaultListen) and
 // serves h in the background until ctx is done or Shutdown is called. It
 // returns once the listener is open, so Server.URL is usable at once.
+// idleTimeout closes a kept-alive connection idle for that long (event
+// streams are not idle: they carry a heartbeat).
+const idleTimeout = 20 * time.Second
+
 func Serve(ctx context.Context, listenAddr string, h http.Handler) (*Server, error) {
 	addr, err := CheckListenAddr(listenAddr)
 	if err != nil {
@@ -73,6 +77,10 @@ func Serve(ctx context.Context, listenAddr string, h http.Handler) (*Server, err
 		srv: &http.Server{
 			Handler:           h,
 			ReadHeaderTimeout: 10 * time.Second,
+			// A kept-alive connection left idle (a CLI call's, which
+			// never closes its own) costs the engine a goroutine and
+			// its buffers until it is closed.
+			IdleTimeout: idleTimeout,
 		},
 		ln:   ln,
 		done: make(chan struct{}),

@@ -36,7 +36,9 @@ type Identity struct {
 }
 
 // StartTime returns the OS start time of pid in ms since the epoch.
-func StartTime(pid int) (int64, error) {
+func StartTime(pid int) (int64, error) { return gopsutilStartTime(pid) }
+
+func gopsutilStartTime(pid int) (int64, error) {
 	if pid <= 0 {
 		return 0, fmt.Errorf("invalid pid %d", pid)
 	}
@@ -74,6 +76,9 @@ func (c Check) String() string {
 
 // Compare checks pid against the recorded start time (0 = none recorded).
 func Compare(pid int, startTime int64) Check {
+	if c, ok := compare(pid, startTime); ok {
+		return c
+	}
 	if !Alive(pid) {
 		return Gone
 	}
@@ -88,7 +93,13 @@ func Compare(pid int, startTime int64) Check {
 		}
 		return Reused
 	}
-	d := st - startTime
+	return sameStart(st, startTime)
+}
+
+// sameStart: a process that started at st is the one recorded as started at
+// recorded (within the tolerance), or another that reused its pid.
+func sameStart(st, recorded int64) Check {
+	d := st - recorded
 	if d < 0 {
 		d = -d
 	}

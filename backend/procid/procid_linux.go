@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -113,4 +114,120 @@ func waitExit(ctx context.Context, pid int) error {
 		return pollExit(ctx, pid)
 	}
 	return nil
+}
+
+// compare is Compare from one read of /proc/<pid>/stat (its state and its
+// start time), where gopsutil reads it twice and opens a pidfd: the
+// watchdog compares every running agent on each pass, and that was most of
+// an idle engine's work. ok=false: ask the slow path.
+func compare(pid int, startTime int64) (c Check, ok bool) {
+	if pid <= 0 {
+		return Gone, true
+	}
+	// Plain system calls into a buffer on the stack: os.ReadFile's file
+	// registers with the poller, and allocates.
+	var buf [1024]byte
+	fd, err := unix.Open("/proc/"+strconv.Itoa(pid)+"/stat", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err == unix.ENOENT || err == unix.ESRCH {
+		return Gone, true
+	}
+	if err != nil {
+		return 0, false
+	}
+	n, err := unix.Read(fd, buf[:])
+	unix.Close(fd)
+	if err == unix.ESRCH {
+		return Gone, true
+	}
+	if err != nil || n <= 0 || n == len(buf) {
+		return 0, false
+	}
+	state, ticks, fok := stateAndStart(buf[:n])
+	if !fok {
+		return 0, false
+	}
+	if state == 'Z' || state == 'X' {
+		return Gone, true
+	}
+	if startTime == 0 {
+		return NoRecord, true
+	}
+	boot, bok := bootMillis()
+	if !bok {
+		return 0, false
+	}
+	return sameStart(startMillis(ticks, boot), startTime), true
+}
+
+// stateAndStart reads the state letter (field 3) and the start time in
+// ticks since boot (field 22) of /proc/<pid>/stat, after the command name's
+// last ')', without allocating.
+func stateAndStart(b []byte) (state byte, ticks uint64, ok bool) {
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, 0, false
+	}
+	field := 2 // the command name was field 2
+	for j := i + 1; j < len(b); {
+		for j < len(b) && b[j] == ' ' {
+			j++
+		}
+		k := j
+		for k < len(b) && b[k] != ' ' && b[k] != '\n' {
+			k++
+		}
+		if k == j {
+			break
+		}
+		field++
+		switch field {
+		case 3:
+			if k-j != 1 {
+				return 0, 0, false
+			}
+			state = b[j]
+		case 22:
+			t, err := strconv.ParseUint(string(b[j:k]), 10, 64)
+			return state, t, err == nil
+		}
+		j = k
+	}
+	return 0, 0, false
+}
+
+// startMillis is a start time as gopsutil computes it (CreateTime): the
+// ticks since boot in ms, plus the boot time in ms.
+func startMillis(ticks, bootMs uint64) int64 { return int64(ticks*1000/clockTicks + bootMs) }
+
+var bootOnce struct {
+	sync.Once
+	ms uint64
+	ok bool
+}
+
+// bootMillis is the boot time (in ms) that gopsutil adds to every start
+// time, found once: this process's start time from gopsutil, less its ticks
+// since boot. So the start times compare read are exactly those StartTime
+// returns, and those in records.
+func bootMillis() (uint64, bool) {
+	bootOnce.Do(func() {
+		st, err := gopsutilStartTime(os.Getpid())
+		if err != nil {
+			return
+		}
+		b, err := os.ReadFile("/proc/self/stat")
+		if err != nil {
+			return
+		}
+		f, ok := statFields(b)
+		if !ok || len(f) < 20 {
+			return
+		}
+		ticks, err := strconv.ParseUint(f[19], 10, 64)
+		if err != nil || uint64(st) < ticks*1000/clockTicks {
+			return
+		}
+		bootOnce.ms, bootOnce.ok = uint64(st)-ticks*1000/clockTicks, true
+	})
+	return bootOnce.ms, bootOnce.ok
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -53,4 +54,57 @@ func TestParseStatSelf(t *testing.T) {
 	if !ok || !strings.ContainsRune("RSD", rune(st)) || pg != unix.Getpgrp() {
 		t.Fatalf("parseStat(%q) = %q, %d, %v; want a live state and %d", b, st, pg, ok, unix.Getpgrp())
 	}
+}
+
+// The one-read comparison sees the start time gopsutil reports, to the
+// millisecond (records hold gopsutil's), for this process and a child; it
+// answers itself for a live process, a dead one and a missing record.
+func TestCompareFromOneRead(t *testing.T) {
+	c, wait := start(t, "sleep", "300")
+	for _, pid := range []int{os.Getpid(), c.Process.Pid} {
+		want, err := gopsutilStartTime(pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, ticks, ok := stateAndStart(b)
+		boot, bok := bootMillis()
+		if !ok || !bok || startMillis(ticks, boot) != want {
+			t.Fatalf("pid %d: start %d (ticks %d, boot %d, %v %v); gopsutil says %d", pid, startMillis(ticks, boot), ticks, boot, ok, bok, want)
+		}
+		for _, tc := range []struct {
+			start int64
+			want  Check
+		}{{want, Same}, {want + 60_000, Reused}, {0, NoRecord}} {
+			if got, ok := compare(pid, tc.start); !ok || got != tc.want {
+				t.Fatalf("compare(%d, %d) = %s, %v; want %s", pid, tc.start, got, ok, tc.want)
+			}
+		}
+	}
+	pid := c.Process.Pid
+	syscall.Kill(pid, syscall.SIGKILL)
+	wait()
+	if got, ok := compare(pid, 1); !ok || got != Gone {
+		t.Fatalf("a reaped process: %s, %v", got, ok)
+	}
+}
+
+// FuzzStateAndStart: no input makes it panic, and whatever the command name
+// holds, the state and start time read are the kernel's.
+func FuzzStateAndStart(f *testing.F) {
+	f.Add([]byte("1 (x) S 0"), "a) b (c", byte('S'), uint64(2377418))
+	f.Fuzz(func(t *testing.T, raw []byte, comm string, state byte, ticks uint64) {
+		stateAndStart(raw)
+		if !(state >= 'A' && state <= 'Z' || state >= 'a' && state <= 'z') {
+			state = statStates[int(state)%len(statStates)]
+		}
+		b := fmt.Appendf(nil, "42 (%s) %c 1 42 42 0 -1 4194560 1185 0 0 0 3 1 0 0 20 0 1 0 %d 5378048 230 0\n", comm, state, ticks)
+		st, tk, ok := stateAndStart(b)
+		if !ok || st != state || tk != ticks {
+			t.Fatalf("stateAndStart(%q) = %q, %d, %v; want %q, %d", b, st, tk, ok, state, ticks)
+		}
+	})
 }

@@ -64,7 +64,7 @@ func main() {
 	nProjects := flag.Int("projects", 10, "projects")
 	nAgents := flag.Int("agents", 10, "running agents per project")
 	idle := flag.Duration("idle", 60*time.Second, "how long the idle engine is measured")
-	settle := flag.Duration("settle", 15*time.Second, "wait after the last start before measuring")
+	settle := flag.Duration("settle", 75*time.Second, "wait after the last start before measuring (past the working window, so every agent shows silent: nothing happens)")
 	samples := flag.Int("samples", 10, "log-growth latency samples")
 	engineBin := flag.String("engine", "", "shepherd-engine to run (default: build it)")
 	flag.Parse()
@@ -151,9 +151,10 @@ func main() {
 	cpu1, sw1 := cpuNs(pid), switches(pid)
 	el := time.Since(t0)
 	perMin := float64(cpu1-cpu0) / 1e9 / el.Minutes()
-	fmt.Printf("idle %v with %d running agents: CPU %.4f CPU-s/min (target ≤ 0.02), %.0f wakeups/min, RSS %.1f MiB (target ≤ 20), PSS %.1f MiB, %d threads\n",
+	fmt.Printf("idle %v with %d running agents: CPU %.4f CPU-s/min (target ≤ 0.02), %.0f wakeups/min, RSS %.1f MiB (target ≤ 20; anonymous %.1f, file %.1f), PSS %.1f MiB, %d threads\n",
 		el.Round(time.Second), *nProjects**nAgents, perMin, float64(sw1-sw0)/el.Minutes(),
-		kib(pid, "status", "VmRSS:")/1024, kib(pid, "smaps_rollup", "Pss:")/1024, threads(pid))
+		kib(pid, "status", "VmRSS:")/1024, kib(pid, "status", "RssAnon:")/1024, kib(pid, "status", "RssFile:")/1024,
+		kib(pid, "smaps_rollup", "Pss:")/1024, threads(pid))
 
 	// Log growth: one more agent in a project of its own whose silence is
 	// shown after a second; after each silence a line is appended to its log

@@ -2,8 +2,12 @@ import {useEffect, useState} from 'react'
 import {api, EVENTS, onEvent} from '../../api'
 import {lineStarts} from '../../lib/runs'
 
-/** At most this many lines are kept in memory; older ones drop off the top. */
-export const MAX_LINES = 1_000_000
+/**
+ * At most this many lines are kept in memory; older ones drop off the top
+ * (the whole log stays on disk: `shepherd logs`). A view left open on a
+ * chatty agent for hours must not grow the window without end.
+ */
+export const MAX_LINES = 20_000
 const TAIL_LINES = 5000
 
 export function appendCapped<T>(old: T[], more: readonly T[], cap = MAX_LINES): T[] {
