@@ -23,6 +23,7 @@ import {
 import {attachTests} from './attach.mjs'
 import {pauseTests} from './pause.mjs'
 import {usageTests} from './usage.mjs'
+import {worktreeTests} from './worktree.mjs'
 
 const project = mkdtempSync(join(tmpdir(), 'shepherd-e2e-project-'))
 const many = mkdtempSync(join(tmpdir(), 'shepherd-e2e-many-'))
@@ -281,3 +282,5 @@ test('30 agents: at least 25 visible at 1280×800; no sideways scrolling at 1024
 pauseTests()
 
 usageTests()
+
+worktreeTests()
