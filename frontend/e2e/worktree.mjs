@@ -4,7 +4,7 @@
 import {test} from 'node:test'
 import assert from 'node:assert/strict'
 import {execFileSync} from 'node:child_process'
-import {readFileSync, writeFileSync} from 'node:fs'
+import {readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {api, openNewAgent, page, row, shot, shots, showNewProject, waitStatus} from './lib.mjs'
 
@@ -74,7 +74,7 @@ export function worktreeTests() {
     await detail().getByText('5 files changed').waitFor()
     const files = await detail().getByRole('option').allTextContents()
     assert.deepEqual(files, ['Ma.txt+1−1', 'Mb.txt+1−0', 'Dc.txt+0−1', 'Asrc/gen.txt+40−0', 'Unotes.md+1−0'])
-    await detail().getByText('ONE').waitFor()
+    await detail().locator('.diff-line.add', {hasText: 'ONE'}).waitFor()
     await detail().getByRole('option', {name: /src\/gen.txt/}).click()
     await shots('worktree-diff')
 
@@ -93,5 +93,15 @@ export function worktreeTests() {
     await row('feature').waitFor({state: 'detached'})
     assert.equal(readFileSync(join(dir, 'a.txt'), 'utf8'), 'ONE\ntwo\nthree\n', 'merged (fast-forward) into main')
     assert.equal(git(dir, 'branch', '--list', 'shepherd/feature'), '', 'the merged branch is deleted')
+
+    // A worktree deleted behind Shepherd's back is reported, never made again.
+    const gone = await api('POST', `/v1/projects/${project.id}/agents`, {id: 'gone', command: 'true', workspace: {worktree: true}})
+    rmSync(gone.workspace.path, {recursive: true, force: true})
+    await api('POST', `/v1/projects/${project.id}/agents/gone/worktree/refresh`)
+    await row('gone').locator('.agent-name').click()
+    await detail().locator('.worktree-badge.bad', {hasText: 'vanished'}).waitFor()
+    await detail().getByRole('tab', {name: 'Diff'}).click()
+    await detail().getByText(/worktree folder .* vanished/).first().waitFor()
+    await shot('worktree-vanished-1280-light')
   })
 }
