@@ -72,6 +72,7 @@ const (
 var agentRoutes = map[string]agentScope{
 	"GET /v1/engine":                                     scopeAny,
 	"GET /v1/whoami":                                     scopeAny,
+	"POST /v1/hooks/claude":                              scopeAny, // the caller's own hooks
 	"GET /v1/projects":                                   scopeAny, // filtered to its project
 	"GET /v1/engine/processes":                           scopeAny, // filtered
 	"GET /v1/engine/processes/{project}/{agent}":         scopeOwnedSelf,

@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"shepherd/backend/claudehooks"
 	"strconv"
 	"strings"
 	"time"
@@ -38,6 +39,8 @@ type Engine interface {
 	Events(projectID, agentID string, limit int) ([]store.Event, error)
 	AllAgents() []*store.Record
 	ResumeAgent(ctx context.Context, projectID, agentID string) (*store.Record, error)
+	AckAgent(projectID, agentID string) (*store.Record, error)
+	WhileClosed() *supervisor.WhileClosed
 	UpdateAgent(projectID string, spec supervisor.AgentSpec) (*store.Record, error)
 	GetSettings(projectID string) (supervisor.Settings, error)
 	PutSettings(projectID string, s supervisor.Settings) (supervisor.Settings, error)
@@ -49,6 +52,7 @@ type Engine interface {
 	UnpauseProject(ctx context.Context, projectID string) error
 	PauseAgent(ctx context.Context, projectID, agentID string, now bool, note string) (*store.Record, error)
 	UnpauseAgent(ctx context.Context, projectID, agentID string) (*store.Record, error)
+	AnswerBudget(ctx context.Context, projectID, agentID, action string, limit float64) (*store.Record, error)
 	Look(projectID string, d time.Duration) error
 	StatsNow(projectID string) error
 	StatsHistory(projectID, agentID string) ([]store.Stats, error)
@@ -63,10 +67,22 @@ type Identities interface {
 	Owns(caller, target supervisor.AgentRef) bool
 }
 
+// Hooks receives what an agent's hooks report (*supervisor.Engine has it).
+type Hooks interface {
+	Hook(ref supervisor.AgentRef, body []byte) error
+}
+
 // PauseInput is the optional body of POST …/pause.
 type PauseInput struct {
 	Note string `json:"note,omitempty"`
 	Now  bool   `json:"now,omitempty"` // skip the safe point
+}
+
+// BudgetInput is the body of POST …/budget: the user's answer to a budget
+// pause — raise (the limit reached, to Limit; 0 removes it), once or stop.
+type BudgetInput struct {
+	Action string  `json:"action"`
+	Limit  float64 `json:"limit,omitempty"`
 }
 
 // Options are the handler's settings beyond the engine and the token.
@@ -120,6 +136,7 @@ const (
 type handler struct {
 	eng   Engine
 	ids   Identities // nil: only the user's token is known
+	hooks Hooks      // nil: no agent's hooks are received
 	wt    Worktrees  // nil: the engine has no worktree agents
 	token []byte
 	opts  Options
@@ -131,6 +148,8 @@ type handler struct {
 func New(eng Engine, token string, opts Options) http.Handler {
 	h := &handler{eng: eng, token: []byte(token), opts: opts, mux: http.NewServeMux()}
 	h.ids, _ = eng.(Identities)
+	h.hooks, _ = eng.(Hooks)
+	h.handle("POST "+claudehooks.Path, h.claudeHook)
 	h.wt, _ = eng.(Worktrees)
 	h.worktreeRoutes()
 	h.handle("GET /v1/engine", h.engineStatus)
@@ -138,6 +157,7 @@ func New(eng Engine, token string, opts Options) http.Handler {
 	h.handle("GET /v1/engine/processes", h.allProcesses)
 	h.handle("GET /v1/events", h.stream)
 	h.handle("POST /v1/engine/quit", h.quit)
+	h.handle("GET /v1/engine/while-closed", h.whileClosed)
 	h.handle("GET /v1/engine/processes/{project}/{agent}", h.oneProcess)
 
 	h.handle("GET /v1/projects", h.listProjects)
@@ -155,6 +175,7 @@ func New(eng Engine, token string, opts Options) http.Handler {
 	h.handle("GET /v1/projects/{project}/agents/{agent}/log", h.logTail)
 	h.handle("GET /v1/projects/{project}/agents/{agent}/stats", h.statsHistory)
 	h.handle("POST /v1/projects/{project}/agents/{agent}/resume", h.resumeAgent)
+	h.handle("POST /v1/projects/{project}/agents/{agent}/ack", h.ackAgent)
 	h.handle("PUT /v1/projects/{project}/agents/{agent}", h.updateAgent)
 	h.handle("GET /v1/projects/{project}/settings", h.getSettings)
 	h.handle("PUT /v1/projects/{project}/settings", h.putSettings)
@@ -163,6 +184,7 @@ func New(eng Engine, token string, opts Options) http.Handler {
 	h.handle("POST /v1/projects/{project}/unpause", h.unpauseProject)
 	h.handle("POST /v1/projects/{project}/agents/{agent}/pause", h.pauseAgent)
 	h.handle("POST /v1/projects/{project}/agents/{agent}/unpause", h.unpauseAgent)
+	h.handle("POST /v1/projects/{project}/agents/{agent}/budget", h.answerBudget) // the user's alone: no agent raises its own budget
 	h.handle("PATCH /v1/projects/{project}", h.renameProject)
 	h.handle("DELETE /v1/projects/{project}", h.removeProject)
 	return h
@@ -366,6 +388,19 @@ func (h *handler) unpauseAgent(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, reveal(r, rec))
 }
 
+func (h *handler) answerBudget(w http.ResponseWriter, r *http.Request) {
+	var in BudgetInput
+	if !decodeBody(w, r, &in, false) {
+		return
+	}
+	rec, err := h.eng.AnswerBudget(r.Context(), r.PathValue("project"), r.PathValue("agent"), in.Action, in.Limit)
+	if err != nil {
+		writeEngineError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, reveal(r, rec))
+}
+
 func (h *handler) addProject(w http.ResponseWriter, r *http.Request) {
 	var in ProjectInput
 	if !decodeBody(w, r, &in, false) {
@@ -512,6 +547,20 @@ func (h *handler) resumeAgent(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rec, err := h.eng.ResumeAgent(r.Context(), r.PathValue("project"), r.PathValue("agent"))
+	if err != nil {
+		writeEngineError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, reveal(r, rec))
+}
+
+// ackAgent acknowledges what the agent needed of the user (SPEC
+// "Attention"): it leaves Needs you until it needs them again.
+func (h *handler) ackAgent(w http.ResponseWriter, r *http.Request) {
+	if !emptyBody(w, r) {
+		return
+	}
+	rec, err := h.eng.AckAgent(r.PathValue("project"), r.PathValue("agent"))
 	if err != nil {
 		writeEngineError(w, err)
 		return
@@ -793,4 +842,43 @@ func reveal(r *http.Request, v any) any {
 		return out
 	}
 	return v
+}
+
+// claudeHook receives one of Claude Code's hooks from the agent that posts
+// it (SPEC "Attention"): only an agent's own credential may, and it speaks
+// for that agent only. The answer is 200 with an empty body, which Claude
+// Code reads as "go on as you would": Shepherd listens, it does not decide.
+func (h *handler) claudeHook(w http.ResponseWriter, r *http.Request) {
+	c := CallerOf(r)
+	if c.Agent == nil {
+		writeError(w, http.StatusForbidden, supervisor.KindName(supervisor.ErrPermissionDenied),
+			"hooks are reported by an agent with its own credential (SHEPHERD_AGENT_TOKEN), not with the user's token")
+		return
+	}
+	if h.hooks == nil {
+		writeError(w, http.StatusNotFound, supervisor.KindName(supervisor.ErrNotFound), "this engine receives no hooks")
+		return
+	}
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, claudehooks.MaxBody))
+	if err != nil {
+		writeError(w, http.StatusRequestEntityTooLarge, "ValidationError",
+			fmt.Sprintf("hook input is larger than %d bytes", claudehooks.MaxBody))
+		return
+	}
+	if err := h.hooks.Hook(*c.Agent, b); err != nil {
+		writeEngineError(w, err)
+		return
+	}
+	w.WriteHeader(http.StatusOK)
+}
+
+// whileClosed is what the engine found at its start, for every project
+// (SPEC "Attention"); 404 while it is still loading them.
+func (h *handler) whileClosed(w http.ResponseWriter, r *http.Request) {
+	wc := h.eng.WhileClosed()
+	if wc == nil {
+		writeError(w, http.StatusNotFound, supervisor.KindName(supervisor.ErrNotFound), "the engine is still loading its projects")
+		return
+	}
+	writeJSON(w, http.StatusOK, wc)
 }

@@ -222,6 +222,13 @@ func (f *fakeEngine) UnpauseAgent(ctx context.Context, projectID, agentID string
 	return f.agents[0], nil
 }
 
+func (f *fakeEngine) AnswerBudget(ctx context.Context, projectID, agentID, action string, limit float64) (*store.Record, error) {
+	if err := f.call("AnswerBudget"); err != nil {
+		return nil, err
+	}
+	return f.agents[0], nil
+}
+
 func (f *fakeEngine) Look(projectID string, d time.Duration) error { return f.call("Look") }
 func (f *fakeEngine) StatsNow(projectID string) error              { return f.call("StatsNow") }
 func (f *fakeEngine) StatsHistory(projectID, agentID string) ([]store.Stats, error) {
@@ -235,6 +242,18 @@ func (f *fakeEngine) ResumeAgent(ctx context.Context, projectID, agentID string)
 		return nil, err
 	}
 	return &store.Record{ID: agentID, ProjectID: projectID, Status: lifecycle.Running}, nil
+}
+
+func (f *fakeEngine) AckAgent(projectID, agentID string) (*store.Record, error) {
+	if err := f.call("AckAgent"); err != nil {
+		return nil, err
+	}
+	return &store.Record{ID: agentID, ProjectID: projectID, Status: lifecycle.Failed}, nil
+}
+
+func (f *fakeEngine) WhileClosed() *supervisor.WhileClosed {
+	f.call("WhileClosed")
+	return &supervisor.WhileClosed{Projects: []supervisor.SyncSummary{}}
 }
 
 func (f *fakeEngine) UpdateAgent(projectID string, spec supervisor.AgentSpec) (*store.Record, error) {

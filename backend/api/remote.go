@@ -188,6 +188,18 @@ func (r *Remote) ResumeAgent(ctx context.Context, projectID, agentID string) (*s
 	return r.recordCall(ctx, http.MethodPost, agentPath(projectID, agentID, "resume"), nil)
 }
 
+func (r *Remote) AckAgent(projectID, agentID string) (*store.Record, error) {
+	return r.recordCall(bg, http.MethodPost, agentPath(projectID, agentID, "ack"), nil)
+}
+
+func (r *Remote) WhileClosed() *supervisor.WhileClosed {
+	var wc supervisor.WhileClosed
+	if err := r.call(bg, http.MethodGet, "/v1/engine/while-closed", nil, &wc); err != nil {
+		return nil
+	}
+	return &wc
+}
+
 func (r *Remote) UpdateAgent(projectID string, spec supervisor.AgentSpec) (*store.Record, error) {
 	return r.recordCall(bg, http.MethodPut, agentPath(projectID, spec.ID), spec)
 }
@@ -237,6 +249,10 @@ func (r *Remote) PauseAgent(ctx context.Context, projectID, agentID string, now 
 
 func (r *Remote) UnpauseAgent(ctx context.Context, projectID, agentID string) (*store.Record, error) {
 	return r.recordCall(ctx, http.MethodPost, agentPath(projectID, agentID, "unpause"), nil)
+}
+
+func (r *Remote) AnswerBudget(ctx context.Context, projectID, agentID, action string, limit float64) (*store.Record, error) {
+	return r.recordCall(ctx, http.MethodPost, agentPath(projectID, agentID, "budget"), BudgetInput{Action: action, Limit: limit})
 }
 
 func (r *Remote) Look(projectID string, d time.Duration) error {

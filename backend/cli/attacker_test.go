@@ -155,6 +155,23 @@ func attack(op, val string) error {
 			return fmt.Errorf("no pid in %s", val)
 		}
 		return syscall.Kill(pid, syscall.SIGKILL)
+	case "hook":
+		// val: a tool. Report a permission request, as Claude Code's
+		// PermissionRequest hook does, with this agent's own credential.
+		body := map[string]any{"hook_event_name": "PermissionRequest", "session_id": "s", "cwd": "/", "transcript_path": "/t",
+			"tool_name": val, "tool_input": map[string]any{}}
+		return apiCall("POST", os.Getenv("SHEPHERD_API_URL")+"/v1/hooks/claude", os.Getenv("SHEPHERD_AGENT_TOKEN"), body)
+	case "hook-user":
+		// val: the path of engine.json; a hook posted with the user's token.
+		b, err := os.ReadFile(val)
+		if err != nil {
+			return err
+		}
+		var info struct{ URL, Token string }
+		if err := json.Unmarshal(b, &info); err != nil {
+			return err
+		}
+		return apiCall("POST", info.URL+"/v1/hooks/claude", info.Token, map[string]any{"hook_event_name": "Stop"})
 	case "wait":
 		time.Sleep(time.Hour)
 		return nil

@@ -97,6 +97,56 @@ type claudeState struct {
 
 	trackTools bool   // follow tool calls (Scanner)
 	tools      []Tool // calls started and not finished, oldest first
+	retry      *Retry // the API call being retried, while no other line followed (Scanner)
+}
+
+// Retry is Claude Code's stream-json {"type":"system","subtype":"api_retry"}
+// line: an API call failed and is retried after RetryDelayMs. Error is
+// rate_limit, overloaded, authentication_failed, server_error or unknown.
+type Retry struct {
+	Attempt      int    `json:"attempt"`
+	MaxRetries   int    `json:"max_retries"`
+	RetryDelayMs int64  `json:"retry_delay_ms"`
+	ErrorStatus  int    `json:"error_status"`
+	Error        string `json:"error"`
+}
+
+// RateLimited: the retry waits for a rate limit or an overloaded API (not a
+// failure of the agent).
+func (r Retry) RateLimited() bool {
+	return r.Error == "rate_limit" || r.Error == "overloaded" || r.ErrorStatus == 429 || r.ErrorStatus == 529
+}
+
+var quotedAPIRetry = []byte(`"api_retry"`)
+
+// retryLine follows api_retry lines: one sets the retry, any other line
+// that is not blank ends it (the call went through, or the run went on).
+func (st *claudeState) retryLine(line []byte) {
+	if !bytes.Contains(line, quotedAPIRetry) {
+		if len(bytes.TrimSpace(line)) > 0 {
+			st.retry = nil
+		}
+		return
+	}
+	var rl struct {
+		Type    string `json:"type"`
+		Subtype string `json:"subtype"`
+		Retry
+	}
+	line = bytes.TrimSpace(bytes.TrimPrefix(bytes.TrimSpace(line), utf8BOM))
+	if err := json.Unmarshal(line, &rl); err != nil {
+		var te *json.UnmarshalTypeError
+		if !errors.As(err, &te) {
+			st.retry = nil
+			return
+		}
+	}
+	if rl.Type != "system" || rl.Subtype != "api_retry" {
+		st.retry = nil
+		return
+	}
+	r := rl.Retry
+	st.retry = &r
 }
 
 // Tool is a tool call in flight: an assistant tool_use without its
@@ -214,6 +264,9 @@ func firstOf(ss ...string) string {
 func (st *claudeState) line(line []byte, all bool) (lineKind, *Claude) {
 	if st.trackTools && mayTouchTools(line) {
 		st.tool(line)
+	}
+	if st.trackTools {
+		st.retryLine(line)
 	}
 	if !all && !mayDecide(line) {
 		return kindOther, nil

@@ -125,3 +125,12 @@ func (s *Scanner) InFlight() (Tool, bool) {
 	}
 	return Tool{}, false
 }
+
+// Retrying is the API call Claude Code is retrying now (its latest line is
+// an api_retry), if any.
+func (s *Scanner) Retrying() (Retry, bool) {
+	if s.claude && s.st.retry != nil {
+		return *s.st.retry, true
+	}
+	return Retry{}, false
+}

@@ -263,3 +263,26 @@ func TestScannerToolInFlight(t *testing.T) {
 		}
 	}
 }
+
+// Claude Code writes one api_retry line per failed attempt (the shape of
+// the CLI's stream-json, 2.1); the retry lasts until another line follows.
+func TestScannerRetrying(t *testing.T) {
+	s := NewScanner(Profile{Name: ProfileClaude})
+	s.Feed([]byte(`{"type":"system","subtype":"init","session_id":"s1"}` + "\n"))
+	if _, ok := s.Retrying(); ok {
+		t.Fatal("retrying after an init line")
+	}
+	s.Feed([]byte(`{"type":"system","subtype":"api_retry","attempt":2,"max_retries":10,"retry_delay_ms":30000,"error_status":429,"error":"rate_limit","session_id":"s1","uuid":"u"}` + "\n"))
+	r, ok := s.Retrying()
+	if !ok || r.Attempt != 2 || r.RetryDelayMs != 30000 || r.Error != "rate_limit" || !r.RateLimited() {
+		t.Fatalf("Retrying = %+v, %v; want attempt 2, 30000 ms, rate_limit", r, ok)
+	}
+	s.Feed([]byte(`{"type":"system","subtype":"api_retry","attempt":1,"retry_delay_ms":500,"error_status":500,"error":"server_error"}` + "\n"))
+	if r, _ := s.Retrying(); r.RateLimited() {
+		t.Fatalf("a server error reads as a rate limit: %+v", r)
+	}
+	s.Feed([]byte(`{"type":"assistant","message":{"content":[{"type":"text","text":"hi"}]},"session_id":"s1"}` + "\n"))
+	if _, ok := s.Retrying(); ok {
+		t.Fatal("still retrying after the assistant answered")
+	}
+}

@@ -125,11 +125,27 @@ type Record struct {
 	// Stats is the latest CPU and memory sample of its process tree, while
 	// someone looks (computed, never stored).
 	Stats *Stats `json:"stats,omitempty"`
+	// Attention is why the agent needs the user now, in a few words ("failed",
+	// "waiting: permission for Bash", "crash loop: …"); empty when it does
+	// not or the user acknowledged it (computed, never stored).
+	Attention string `json:"attention,omitempty"`
 
 	// LastResult is what the latest run that reported its figures cost;
 	// Totals, what every such run of this agent cost, resumes included.
 	LastResult *RunFigures `json:"lastResult,omitempty"`
 	Totals     *RunFigures `json:"totals,omitempty"`
+
+	// Budgets (SPEC "Workspaces and budgets"), per run; 0: none.
+	// MaxBudgetUsd caps what one run (a start, resume or restart) may cost,
+	// MaxTurns its turns, as its log reports them.
+	MaxBudgetUsd float64 `json:"maxBudgetUsd,omitempty"`
+	MaxTurns     int     `json:"maxTurns,omitempty"`
+	// BudgetPause is which budget paused the agent ("run", "turns",
+	// "daily"; its pauseNote says by how much), until it runs again;
+	// BudgetOnce, that its next (or current) run may go past its limits
+	// once, as the user answered.
+	BudgetPause string `json:"budgetPause,omitempty"`
+	BudgetOnce  bool   `json:"budgetOnce,omitempty"`
 }
 
 // RunFigures is what a run cost, as its agent's log reports it (Claude's
@@ -189,6 +205,10 @@ const (
 	ActivityBusy    = "busy"    // silent, but a tool call runs (or its processes use CPU)
 	ActivitySilent  = "silent"  // its log has not grown for a while
 	ActivityStale   = "stale"   // silent past the threshold with no sign of work
+	// waiting for the user (a permission, input) or for a rate limit: said
+	// by the agent itself (Claude Code's hooks, its api_retry lines), so
+	// never stale
+	ActivityWaiting = "waiting"
 )
 
 // Activity is what a running agent is doing.
@@ -200,6 +220,12 @@ type Activity struct {
 	// it started.
 	Tool      string     `json:"tool,omitempty"`
 	ToolSince *time.Time `json:"toolSince,omitempty"`
+	// Waiting is what a waiting agent waits for, in words ("permission for
+	// Bash", "input", "rate limit until 14:05:00"); NeedsYou when the user
+	// has something to do; Until when a rate limit is retried.
+	Waiting  string     `json:"waiting,omitempty"`
+	NeedsYou bool       `json:"needsYou,omitempty"`
+	Until    *time.Time `json:"until,omitempty"`
 }
 
 // Clone returns a deep copy, so a caller can change it without touching the

@@ -178,7 +178,7 @@ func (s *Store) SaveProjects(ps []Project) error {
 func (s *Store) SaveRecord(r *Record) error {
 	if r.Activity != nil || r.QueuePosition != 0 || r.Stats != nil {
 		c := *r
-		c.Activity, c.QueuePosition, c.Stats = nil, 0, nil
+		c.Activity, c.QueuePosition, c.Stats, c.Attention = nil, 0, nil, ""
 		r = &c
 	}
 	return WriteJSON(filepath.Join(s.AgentDir(r.ProjectID, r.ID), recordFile), r)

@@ -19,14 +19,16 @@ func (e *Engine) AckAgent(projectID, agentID string) (*store.Record, error) {
 	if a.gone() {
 		return nil, errGone(agentID)
 	}
-	if !attention.Acknowledgeable(a.rec) {
+	now := e.clock.Now()
+	snap := e.snapshot(a)
+	if !attention.Acknowledgeable(snap, now) {
 		return nil, newErr(ErrValidation, "Agent '%s' needs nothing of you (it is %s): nothing to acknowledge", agentID, a.rec.Status)
 	}
 	if a.rec.AcknowledgedAt != nil {
 		return e.snapshot(a), nil
 	}
-	why := attention.Reason(a.rec)
-	now := e.clock.Now().UTC()
+	why := attention.Reason(snap, now)
+	now = now.UTC()
 	if err := e.update(a, func(r *store.Record) { r.AcknowledgedAt = &now }); err != nil {
 		return nil, err
 	}

@@ -21,12 +21,22 @@ import (
 func (e *Engine) startPoller() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.ctx.Err() != nil {
+	if e.polling || e.ctx.Err() != nil {
 		return
 	}
+	e.polling = true
+	e.armPoller()
+}
+
+// armPoller arms the poller's next tick. e.mu is held.
+func (e *Engine) armPoller() {
 	e.poller = e.after(e.ctx, e.cfg.LogPoll, func() {
 		e.pollLogs()
-		e.startPoller()
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		if e.ctx.Err() == nil {
+			e.armPoller()
+		}
 	})
 }
 
@@ -87,6 +97,13 @@ func (e *Engine) pollRun(a *agent, rn *run) {
 	if unread {
 		e.scanLog(a, rn)
 	}
+	if grew || rn.retrying() {
+		a.mu.Lock()
+		if a.run == rn && !a.gone() {
+			e.followWaiting(a, rn, grew)
+		}
+		a.mu.Unlock()
+	}
 	if grew {
 		a.mu.Lock()
 		if a.run == rn && !a.gone() {
@@ -133,6 +150,9 @@ func (e *Engine) scanLog(a *agent, rn *run) {
 		e.appendEvent(a.rec.ProjectID, store.Event{Time: e.clock.Now().UTC(), Event: "session", AgentID: a.rec.ID,
 			Data: map[string]any{"sessionId": sid}})
 	}
+	if res != nil && a.rec.Status == lifecycle.Running {
+		e.sawResult(a, rn, res)
+	}
 	if res != nil && rn.resultTimer == nil && a.rec.Status == lifecycle.Running {
 		grace := secs(e.settingsOf(a.rec.ProjectID).ResultGraceSec)
 		rn.resultTimer = e.after(a.life, grace, func() { e.onResultGrace(a, rn) })
@@ -157,6 +177,11 @@ func (rn *run) scan(now time.Time) (string, *loganalysis.Claude) {
 	}
 	rn.logOff = c.Next
 	sid, res := rn.scanner.Feed(c.Data)
+	if r, ok := rn.scanner.Retrying(); ok {
+		rn.retry = &r
+	} else {
+		rn.retry = nil
+	}
 	// The scanner's result is the current run's: a later init clears it.
 	rn.result = rn.scanner.Result()
 	if t, ok := rn.scanner.InFlight(); !ok {
@@ -175,7 +200,7 @@ func (e *Engine) onResultGrace(a *agent, rn *run) {
 		a.mu.Unlock()
 		return
 	}
-	rn.forced = resultOutcome(rn.result)
+	rn.forced = rn.endOutcome()
 	grace := secs(a.rec.GraceSec)
 	e.appendEvent(a.rec.ProjectID, store.Event{Time: e.clock.Now().UTC(), Event: "result-grace:stop", AgentID: a.rec.ID,
 		Data: map[string]any{"pid": rn.pid()}})

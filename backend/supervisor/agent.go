@@ -2,12 +2,14 @@ package supervisor
 
 import (
 	"context"
+	"shepherd/backend/claudehooks"
 	"sort"
 	"sync"
 	"time"
 
 	"github.com/jonboulle/clockwork"
 
+	"shepherd/backend/filewatch"
 	"shepherd/backend/lifecycle"
 	"shepherd/backend/loganalysis"
 	"shepherd/backend/proc"
@@ -26,6 +28,7 @@ type project struct {
 	queue                    []*agent
 	nextSeq                  int64
 	pause                    pauseState // the project's pause (pause.go)
+	daily                    dailyState // its daily budget (budget.go)
 	costDay                  string     // the local day costToday is of (figures.go)
 	costToday                float64
 
@@ -107,9 +110,14 @@ type run struct {
 	busy    busyState  // what a silent agent is doing (busy.go), under a.mu
 	samples sampleRing // CPU and memory while someone looks (stats.go), under a.mu
 	shown   string     // the activity last pushed, under a.mu
+	// waiting is what the agent waits for (a permission, input, a rate
+	// limit), from its hooks or its log (waiting.go), under a.mu.
+	waiting        *claudehooks.Waiting
+	waitingLogSize int64 // the log's size when the wait began
 
 	// Live reading of the log (activity.go), under scanMu.
 	logPath      string
+	logWatch     *filewatch.Watch // with WatchFiles: the log's changes
 	scanMu       sync.Mutex
 	scanner      *loganalysis.Scanner // nil for profiles that learn nothing
 	logOff       int64                // how far the scanner has read
@@ -117,9 +125,11 @@ type run struct {
 	lastActivity time.Time            // engine clock: the last growth seen
 	quietTicks   int                  // poller ticks since the last look at a quiet log
 	result       *loganalysis.Claude
-	tool         string    // the tool call in flight ("" if none)
-	toolID       string    // its id
-	toolSince    time.Time // engine clock: when it was first seen
+	budget       *budgetHit         // the per-run limit the result reached (budget.go)
+	tool         string             // the tool call in flight ("" if none)
+	toolID       string             // its id
+	toolSince    time.Time          // engine clock: when it was first seen
+	retry        *loganalysis.Retry // an API call being retried (its latest line is api_retry)
 	resultTimer  clockwork.Timer
 	stable       clockwork.Timer // resets the keep-alive backoff after a stable run
 }
@@ -141,6 +151,9 @@ func (rn *run) stopTimers() {
 		if t != nil {
 			t.Stop()
 		}
+	}
+	if rn.logWatch != nil {
+		rn.logWatch.Stop()
 	}
 }
 
@@ -179,5 +192,6 @@ func (e *Engine) snapshot(a *agent) *store.Record {
 		r.QueuePosition = a.p.position(a)
 	}
 	r.Stats = e.freshStats(a)
+	r.Attention = e.attentionOf(r)
 	return r
 }

@@ -125,6 +125,13 @@ func (e *Engine) activity(a *agent, rn *run, s Settings) *store.Activity {
 		act.Since = &t
 	}
 	switch {
+	case rn.waiting != nil:
+		w := rn.waiting
+		act.State, act.Waiting, act.NeedsYou = store.ActivityWaiting, w.What, w.NeedsYou
+		if w.Until != nil {
+			t := w.Until.UTC()
+			act.Until = &t
+		}
 	case a.rec.Stale:
 		act.State = store.ActivityStale
 	case e.clock.Since(last) < workingWindow(s):
@@ -143,7 +150,7 @@ func (e *Engine) activity(a *agent, rn *run, s Settings) *store.Activity {
 // (working, busy with another tool, silent, stale). a.mu is held.
 func (e *Engine) showActivity(a *agent, rn *run) {
 	act := e.activity(a, rn, e.settingsOf(a.rec.ProjectID))
-	key := act.State + "/" + act.Tool
+	key := act.State + "/" + act.Tool + "/" + act.Waiting
 	if rn.shown == key {
 		return
 	}

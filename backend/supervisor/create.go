@@ -67,6 +67,9 @@ func validateSpec(p *project, spec *AgentSpec) error {
 	default:
 		return newErr(ErrValidation, "agent '%s': onStale %q: use flag, restart or resume", spec.ID, spec.OnStale)
 	}
+	if err := validateBudgets(spec); err != nil {
+		return err
+	}
 	if spec.Parent != "" {
 		if err := store.ValidID(spec.Parent); err != nil {
 			return newErr(ErrValidation, "agent '%s': parent %v", spec.ID, err)
@@ -88,6 +91,7 @@ func applySpec(r *store.Record, spec AgentSpec, g *sandbox.Grants) {
 	r.KeepAlive, r.AutoStartOnRestore = spec.KeepAlive, spec.AutoStartOnRestore
 	r.TimeoutSec, r.GraceSec, r.StaleCheck, r.OnStale = spec.TimeoutSec, spec.GraceSec, spec.StaleCheck, spec.OnStale
 	r.Parent, r.StopWithParent = spec.Parent, spec.StopWithParent
+	r.MaxBudgetUsd, r.MaxTurns = spec.MaxBudgetUsd, spec.MaxTurns
 }
 
 // CreateAgent validates spec and writes a new not_started record. Nothing is

@@ -16,6 +16,7 @@ import (
 	"github.com/jonboulle/clockwork"
 	"github.com/rs/zerolog"
 
+	"shepherd/backend/filewatch"
 	"shepherd/backend/notify"
 	"shepherd/backend/proc"
 	"shepherd/backend/procid"
@@ -36,9 +37,16 @@ type Config struct {
 	// Notifier gets failures, resume limits and other notices (may be nil;
 	// they are pushed as "notify" events either way).
 	Notifier notify.Notifier
+	// NotifyWindow: at most one notification per agent per window, the rest
+	// coalesced into one at its end (0: one minute; negative: no coalescing).
+	NotifyWindow time.Duration
 	// LogPoll is how often the logs of running agents are looked at for
 	// growth (activity), session ids and result lines. 0: 500 ms.
 	LogPoll time.Duration
+	// WatchFiles: logs and pause signal files are watched through the
+	// kernel's file-change notification instead of polled (watchfiles.go).
+	// The real engine turns it on; tests that drive the clock by hand poll.
+	WatchFiles bool
 	// Recoveries bounds how many recoveries (stale kills, orphans) run at
 	// once. 0: 4.
 	Recoveries int
@@ -67,6 +75,7 @@ type Engine struct {
 	st     *store.Store
 	runner *proc.Runner
 	clock  clockwork.Clock
+	toasts *notify.Coalescer // one notification per agent per NotifyWindow
 	log    zerolog.Logger
 	bootID string
 
@@ -84,8 +93,13 @@ type Engine struct {
 	mu       sync.Mutex
 	projects map[string]*project
 	selected string
-	live     map[*run]*agent // every run being watched, for the log poller
-	poller   clockwork.Timer
+	// closedSum is what LoadAll found (WhileClosed).
+	closedSum *WhileClosed
+	live      map[*run]*agent // every run being watched, for the log poller
+	poller    clockwork.Timer
+	polling   bool               // the log poller runs
+	pausing   bool               // the pause watcher's timer runs
+	files     *filewatch.Watcher // with WatchFiles; nil: poll
 
 	sbOnce sync.Once
 	sb     sandbox.Support
@@ -260,6 +274,11 @@ func New(cfg Config) (*Engine, error) {
 		recoverySlots: make(chan struct{}, cfg.Recoveries),
 		projects:      map[string]*project{}, live: map[*run]*agent{}, armed: map[*armed]struct{}{}}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
+	window := cfg.NotifyWindow
+	if window == 0 {
+		window = time.Minute
+	}
+	e.toasts = notify.NewCoalescer(cfg.Clock, window, e.deliver)
 	ps, err := st.LoadProjects()
 	if err != nil {
 		return nil, err
@@ -267,8 +286,10 @@ func New(cfg Config) (*Engine, error) {
 	for _, p := range ps {
 		e.projects[p.ID] = newProject(p)
 	}
-	e.startPoller()
-	e.startPauseWatcher()
+	if !e.startFileWatch() {
+		e.startPoller()
+		e.startPauseWatcher()
+	}
 	return e, nil
 }
 
@@ -278,6 +299,7 @@ func New(cfg Config) (*Engine, error) {
 // left for the next engine to finish (the record says so).
 func (e *Engine) Close() {
 	e.cancel()
+	e.toasts.Stop()
 	e.mu.Lock()
 	ps := make([]*project, 0, len(e.projects))
 	for _, p := range e.projects {
@@ -299,6 +321,9 @@ func (e *Engine) Close() {
 			a.mu.Unlock()
 		}
 	}
+	if e.files != nil {
+		_ = e.files.Close() // no call starts after; one under way is a task
+	}
 	e.tasks.close()
 }
 
@@ -319,6 +344,12 @@ func (e *Engine) emit(event string, data any) {
 func (e *Engine) notify(n notify.Notification) {
 	e.log.Info().Str("project", n.ProjectID).Str("agent", n.AgentID).Str("kind", n.Kind).Str("level", n.Level).
 		Msg(n.Message)
+	e.toasts.Notify(n)
+}
+
+// deliver shows a notification (after the storm coalescer): a toast in the
+// windows, and a native one when a Notifier is set.
+func (e *Engine) deliver(n notify.Notification) {
 	e.emit(EventNotify, n)
 	if e.cfg.Notifier != nil {
 		// A native notifier may block on the desktop's bus: never while an

@@ -126,7 +126,10 @@ func newHarness(t *testing.T, mods ...func(*Config)) *harness {
 func (h *harness) engine(mods ...func(*Config)) *Engine {
 	h.t.Helper()
 	cfg := Config{DataDir: h.data, ShimPath: shimPath, Emitter: h.rec, Notifier: h.rec, Logger: zerolog.Nop(),
-		LogPoll: 20 * time.Millisecond}
+		LogPoll: 20 * time.Millisecond,
+		// Every notification as it comes: tests count them. The storm
+		// coalescing has its own tests (notify, TestCrashLoopStormIsCalm).
+		NotifyWindow: -1}
 	for _, m := range mods {
 		m(&cfg)
 	}

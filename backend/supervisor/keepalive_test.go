@@ -2,10 +2,12 @@ package supervisor
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
 	"shepherd/backend/lifecycle"
+	"shepherd/backend/notify"
 )
 
 func TestBackoff(t *testing.T) {
@@ -111,5 +113,44 @@ func TestKeepAliveStableRunResetsBackoff(t *testing.T) {
 	writeMarker(true)
 	if d := h.waitNextRestart("svc", 3); d.Round(time.Second) != 2*time.Second {
 		t.Fatalf("after a stable run the delay is %s, want 2s", d)
+	}
+}
+
+// A crash loop is calm: the first failure is notified at once, the next
+// ones within the minute come as one ("loop failed 4 more times in 1 min"),
+// and from the fifth crash in a row the agent is `crash loop` in Needs you
+// with its next try shown.
+func TestCrashLoopStormIsCalm(t *testing.T) {
+	clk := newFakeClock()
+	h := &claudeHarness{harness: newHarness(t, func(c *Config) { c.Clock = clk; c.NotifyWindow = time.Minute }), clk: clk}
+	h.create(AgentSpec{ID: "loop", Command: "/bin/sh", Args: []string{"-c", "exit 1"}, KeepAlive: true})
+	h.start("loop")
+	for i := 0; i < 4; i++ { // crashes 1–4, restarts after 2+4+8+16 s
+		h.clk.Advance(h.waitNextRestart("loop", i))
+	}
+	h.waitNextRestart("loop", 4) // the fifth crash: 30 s after the first
+	if n := len(h.rec.notes(notify.KindFailed)); n != 1 {
+		t.Fatalf("%d failure notifications within the minute, want 1", n)
+	}
+	r := h.get("loop")
+	if !strings.HasPrefix(r.Attention, "crash loop: 5 crashes in a row, next try in 32s") {
+		t.Fatalf("attention %q", r.Attention)
+	}
+	h.clk.Advance(30 * time.Second) // the minute ends
+	waitFor(t, "the storm's summary", 5*time.Second, func() bool { return len(h.rec.notes(notify.KindFailed)) == 2 })
+	if n := h.rec.notes(notify.KindFailed)[1]; n.Title != "loop failed 4 more times in 1 min" {
+		t.Fatalf("summary %+v", n)
+	}
+	// Acknowledged, the loop leaves Needs you; the next crash brings it back.
+	if _, err := h.e.AckAgent(h.project.ID, "loop"); err != nil {
+		t.Fatal(err)
+	}
+	if r := h.get("loop"); r.Attention != "" {
+		t.Fatalf("after ack: %q", r.Attention)
+	}
+	h.clk.Advance(time.Minute)
+	waitFor(t, "the next crash", 5*time.Second, func() bool { return h.get("loop").RestartFailureCount >= 6 })
+	if r := h.get("loop"); !strings.HasPrefix(r.Attention, "crash loop") {
+		t.Fatalf("after the next crash: %q", r.Attention)
 	}
 }

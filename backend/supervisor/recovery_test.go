@@ -7,7 +7,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"shepherd/backend/attention"
 	"strings"
 	"syscall"
 	"testing"
@@ -279,8 +278,8 @@ func TestAnySilentCommandIsFlagged(t *testing.T) {
 	if n := h.rec.notes(notify.KindStale)[0]; n.AgentID != "hung" || !strings.Contains(n.Message, "silent for") || !strings.Contains(n.Message, "left running (onStale: flag)") {
 		t.Fatalf("notice %+v", n)
 	}
-	if r := h.get("hung"); !r.Stale || r.Status != lifecycle.Running || attention.Reason(r) != "silent, left running" {
-		t.Fatalf("hung: stale=%v %s %q", r.Stale, r.Status, attention.Reason(r))
+	if r := h.get("hung"); !r.Stale || r.Status != lifecycle.Running || r.Attention != "silent, left running" {
+		t.Fatalf("hung: stale=%v %s %q", r.Stale, r.Status, r.Attention)
 	}
 	if r := h.get("server"); r.Stale || r.Status != lifecycle.Running {
 		t.Fatalf("server: stale=%v %s", r.Stale, r.Status)
@@ -293,7 +292,7 @@ func TestAnySilentCommandIsFlagged(t *testing.T) {
 	}
 	// Acknowledged: out of Needs you, still stale and running.
 	r, err := h.e.AckAgent(h.project.ID, "hung")
-	if err != nil || attention.Reason(r) != "" || !r.Stale || r.Status != lifecycle.Running {
+	if err != nil || r.Attention != "" || !r.Stale || r.Status != lifecycle.Running {
 		t.Fatalf("ack: %v %+v", err, r)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"shepherd/backend/claudehooks"
 	"strings"
 	"syscall"
 	"time"
@@ -160,7 +161,8 @@ func (e *Engine) procSpec(rec *store.Record, args []string, token string) (proc.
 	if err != nil {
 		return proc.Spec{}, err
 	}
-	spec := proc.Spec{Path: path, Argv: append([]string{rec.Command}, args...), Dir: rec.Cwd, Env: env,
+	args = withHooks(rec, args, e.apiAddress())
+	spec := proc.Spec{Path: path, Argv: append([]string{rec.Command}, BudgetArgs(rec, args)...), Dir: rec.Cwd, Env: env,
 		Log: rec.LogPath, ExitFile: e.st.ExitPath(rec.ProjectID, rec.ID), RunFile: e.st.RunPath(rec.ProjectID, rec.ID),
 		Grace: secs(rec.GraceSec), Sandbox: sb, Hide: e.private()}
 	for _, p := range []string{spec.ExitFile, spec.RunFile} {
@@ -293,6 +295,7 @@ func (e *Engine) watchRun(a *agent, rn *run) {
 	e.mu.Lock()
 	e.live[rn] = a
 	e.mu.Unlock()
+	e.watchLog(a, rn)
 	e.goTask(func() { e.watchExit(a, rn) })
 }
 
@@ -327,4 +330,22 @@ func (e *Engine) lastActivityOf(r *store.Record) time.Time {
 		return now
 	}
 	return last
+}
+
+// withHooks adds Claude Code's hooks (claudehooks.Settings) to a Claude Code
+// agent's arguments for this run, so that it tells the engine when it waits
+// for the user. Not stored in the record: the user's args stay theirs. An
+// agent whose args give their own --settings keeps them (the CLI takes one),
+// and so does one started with no API to report to.
+func withHooks(rec *store.Record, args []string, apiURL string) []string {
+	if rec.Profile != store.ProfileClaudeJSON || apiURL == "" || claudehooks.HasSettings(args) {
+		return args
+	}
+	out := make([]string, 0, len(args)+2)
+	i := 0
+	for ; i < len(args) && args[i] != "--"; i++ {
+		out = append(out, args[i])
+	}
+	out = append(out, "--settings", claudehooks.Settings(apiURL))
+	return append(out, args[i:]...)
 }

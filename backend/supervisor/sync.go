@@ -40,15 +40,59 @@ func (e *Engine) SelectProject(ctx context.Context, id string) (*SyncSummary, er
 // LoadAll loads every known project: its records are checked against
 // reality and its agents watched. The app and `serve` call it at start so
 // that no project's agents go unwatched until the user opens it.
+//
+// What the loads found — agents that ended while no engine watched them,
+// re-attached, recovered, started — is kept as one summary for every
+// project (WhileClosed), which a window shows on its first screen.
 func (e *Engine) LoadAll() {
+	var sums []SyncSummary
 	for _, info := range e.Projects() {
 		if e.ctx.Err() != nil {
 			return
 		}
-		if _, err := e.project(info.ID); err != nil {
+		p, err := e.project(info.ID)
+		if err != nil {
 			e.log.Error().Err(err).Str("project", info.ID).Msg("cannot load project")
+			continue
+		}
+		if sum := p.whileClosed(); sum != nil {
+			sums = append(sums, *sum)
 		}
 	}
+	w := &WhileClosed{At: e.clock.Now().UTC(), Projects: sums}
+	if w.Projects == nil {
+		w.Projects = []SyncSummary{}
+	}
+	e.mu.Lock()
+	e.closedSum = w
+	e.mu.Unlock()
+	e.emit(EventWhileClosed, w)
+}
+
+// WhileClosed is what the engine found at its start, for every project (nil
+// until LoadAll has run).
+func (e *Engine) WhileClosed() *WhileClosed {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.closedSum
+}
+
+// whileClosed is what the project's load found that is worth saying (not
+// the agents that simply were not running), nil if nothing.
+func (p *project) whileClosed() *SyncSummary {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.unreported) == 0 {
+		return nil
+	}
+	sum := &SyncSummary{ProjectID: p.info.ID, Counts: map[string]int{}}
+	for _, out := range p.unreported {
+		sum.Agents = append(sum.Agents, out)
+		sum.Counts[out.Outcome]++
+	}
+	sum.Total = len(sum.Agents)
+	sort.Slice(sum.Agents, func(i, j int) bool { return sum.Agents[i].AgentID < sum.Agents[j].AgentID })
+	return sum
 }
 
 // ensureLoaded loads a project once: its records are read, every agent is
@@ -138,6 +182,9 @@ func (e *Engine) load(p *project) (*SyncSummary, error) {
 		// Paused while the engine was away: what still runs is paused now.
 		e.goTask(func() { e.pauseRunning(e.ctx, p, false) })
 	}
+	// The daily budget as it stands now: reached while the engine was away,
+	// what runs is paused; a new day since, what it paused resumes.
+	e.checkDaily(p, true)
 	for _, a := range p.list() {
 		if out, ok := e.autoStart(a); ok {
 			sum.Agents = append(sum.Agents, out)
@@ -307,6 +354,8 @@ func (e *Engine) syncAgent(a *agent) (out AgentOutcome, exit *shim.ExitStatus) {
 		}
 		out.Outcome = OutcomeReattached
 		e.reattach(a)
+		e.appendEvent(r.ProjectID, store.Event{Time: e.clock.Now().UTC(), Event: "reattached", AgentID: r.ID,
+			Data: map[string]any{"pid": r.PID}})
 	case procid.Reused:
 		out.Outcome, out.Detail = OutcomePIDReused, fmt.Sprintf("pid %d now belongs to another process, left untouched", r.PID)
 		e.endWhileAway(a, lifecycle.Interrupted, lifecycle.ReasonPIDReused, nil,

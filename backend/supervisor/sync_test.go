@@ -188,6 +188,23 @@ func TestSyncFindsTheTruth(t *testing.T) {
 	// The app loads every project at start; the select that follows still
 	// reports what that load found.
 	e2.LoadAll()
+	// One summary for every project, before anyone opens it: what ended,
+	// what was re-attached.
+	wc := e2.WhileClosed()
+	if wc == nil || len(wc.Projects) != 1 || wc.Projects[0].ProjectID != h.project.ID {
+		t.Fatalf("while closed: %+v", wc)
+	}
+	for _, k := range []string{OutcomePIDReused, OutcomeOtherBoot, OutcomeUnknownExit, OutcomeReattached} {
+		if wc.Projects[0].Counts[k] != 1 {
+			t.Fatalf("while closed counts %v: want one %s", wc.Projects[0].Counts, k)
+		}
+	}
+	if wc.Projects[0].Counts[OutcomeUnchanged] != 0 {
+		t.Fatalf("while closed counts %v: agents that were simply not running are not news", wc.Projects[0].Counts)
+	}
+	if !strings.Contains(h.events(), `"event":"reattached"`) {
+		t.Fatal("no reattached event in the history (the feed)")
+	}
 	sum, err := e2.SelectProject(context.Background(), h.project.ID)
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,8 @@
 package supervisor
 
 import (
+	"time"
+
 	"shepherd/backend/store"
 	"shepherd/backend/workspace"
 )
@@ -13,11 +15,12 @@ type Emitter interface {
 
 // Event names pushed through the Emitter.
 const (
-	EventAgentState    = "agent:state"    // data: *store.Record after a transition
-	EventProjectSynced = "project:synced" // data: *SyncSummary
-	EventAgentRemoved  = "agent:removed"  // data: AgentRef
-	EventNotify        = "notify"         // data: notify.Notification
-	EventProjectState  = "project:state"  // data: ProjectView, when a project is paused or resumed
+	EventAgentState    = "agent:state"         // data: *store.Record after a transition
+	EventProjectSynced = "project:synced"      // data: *SyncSummary
+	EventAgentRemoved  = "agent:removed"       // data: AgentRef
+	EventNotify        = "notify"              // data: notify.Notification
+	EventProjectState  = "project:state"       // data: ProjectView, when a project is paused or resumed
+	EventWhileClosed   = "engine:while-closed" // data: *WhileClosed, once the engine has loaded every project
 )
 
 // AgentRef names one agent.
@@ -55,6 +58,9 @@ type AgentSpec struct {
 	// ("@network", "@write:<absolute folder>"; "@read:*" is ignored). Nil:
 	// not sandboxed — allowed only to the user.
 	Permissions *[]string `json:"permissions,omitempty"`
+	// Budgets per run (0: none): see store.Record.
+	MaxBudgetUsd float64 `json:"maxBudgetUsd,omitempty"`
+	MaxTurns     int     `json:"maxTurns,omitempty"`
 	// Workspace {worktree: true, base: "main"} runs the agent in a git
 	// worktree of its own on branch shepherd/<id>, made at create (only
 	// Worktree and Base are read; an edit keeps the worktree it has).
@@ -105,6 +111,13 @@ type SyncSummary struct {
 	Counts    map[string]int  `json:"counts"`
 	Agents    []AgentOutcome  `json:"agents"`
 	Corrupt   []CorruptRecord `json:"corrupt,omitempty"`
+}
+
+// WhileClosed is what an engine found at its start (SPEC "Attention": what
+// happened while closed), for every project where something did.
+type WhileClosed struct {
+	At       time.Time     `json:"at"` // when the engine looked (its start)
+	Projects []SyncSummary `json:"projects"`
 }
 
 // StopResult is one agent's outcome of stop-all.

@@ -1,8 +1,8 @@
 // The window attached to a running `shepherd serve` (e2e.sh starts it before
 // wails dev, with the same XDG folders): the window is a client of that
-// engine, and the CLI sees what the window did. Then serve quits; the window
-// says its engine went away and starts one of its own, against which the
-// rest of the tests run.
+// engine, and the CLI sees what the window did. Then serve ends; the window
+// says its engine went away and starts another (the headless engine),
+// against which the rest of the tests run.
 import {test} from 'node:test'
 import assert from 'node:assert/strict'
 import {mkdtempSync} from 'node:fs'
@@ -55,19 +55,21 @@ export function attachTests() {
     assert.equal(listed('via-serve')?.status, 'stopped')
   })
 
-  test('serve quits: the window says its engine went away and starts one of its own', async () => {
+  test('serve ends: the window says its engine went away and starts another', async () => {
     const serve = engine()
-    cli('quit')
+    // SIGTERM, not `shepherd quit`: that would close the window too.
+    process.kill(serve.pid, 'SIGTERM')
     const banner = page.getByRole('alert').filter({hasText: 'The engine this window was attached to went away'})
     await banner.waitFor()
     await page.locator('.sidebar [data-engine="lost"]').waitFor()
     await shots('engine-lost')
     await banner.getByRole('button', {name: 'Start an engine here'}).click()
     await banner.waitFor({state: 'detached'})
-    await page.locator('.sidebar [data-engine="embedded"]').waitFor()
-    assert.equal(await page.locator('.sidebar .engine-text').textContent(), 'Engine: this window')
+    // The window started the headless engine (SHEPHERD_ENGINE) and is its client.
+    await page.locator('.sidebar [data-engine="attached"]').waitFor()
     const own = engine()
-    assert.ok(own && own.pid !== serve.pid, 'engine.json names the window’s engine')
+    assert.ok(own && own.pid !== serve.pid, 'engine.json names the engine the window started')
+    assert.equal(await page.locator('.sidebar .engine-url').textContent(), `pid ${own.pid} · ${own.url}`)
     // Everything was fetched again from the new engine: the project and its agent are there.
     await waitStatus('via-serve', 'stopped')
     assert.equal(listed('via-serve')?.status, 'stopped')

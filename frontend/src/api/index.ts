@@ -51,6 +51,9 @@ export const api = {
     resume: (projectId: string, id: string) => Agents.Resume(projectId, id) as Promise<Agent>,
     pause: (projectId: string, id: string, now = false, note = '') => Agents.Pause(projectId, id, now, note) as Promise<Agent>,
     unpause: (projectId: string, id: string) => Agents.Unpause(projectId, id) as Promise<Agent>,
+    /** Answers a budget pause: raise the limit reached to limit (0: none), resume once past it, or stop. */
+    answerBudget: (projectId: string, id: string, action: 'raise' | 'once' | 'stop', limit = 0) =>
+      Agents.AnswerBudget(projectId, id, action, limit) as Promise<Agent>,
     /** The window shows this project: sample its agents' CPU and memory (a 15 s lease; call it again while shown). */
     watch: (projectId: string) => Agents.Watch(projectId),
     /** The current run's recent CPU and memory samples, oldest first (about 5 minutes; empty when not running). */

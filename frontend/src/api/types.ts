@@ -99,6 +99,11 @@ export const agentSchema = z.object({
   staleCheck: z.boolean().nullish(),
   stale: z.boolean().nullish(),
   logPath: z.string(),
+  /** Budgets per run (0 or absent: none); budgetPause: which one paused it ("run", "turns", "daily"). */
+  maxBudgetUsd: z.number().nullish(),
+  maxTurns: z.number().nullish(),
+  budgetPause: z.string().nullish(),
+  budgetOnce: z.boolean().nullish(),
 }).loose()
 export type Agent = z.infer<typeof agentSchema>
 
@@ -162,6 +167,9 @@ export interface Project {
   /** What its agents' runs cost today (local day) and in all; sent by engines that count it. */
   costToday?: number
   totals?: Totals | null
+  /** The daily budget (absent: none), and whether today's cost reached it (its agents paused, starts held). */
+  dailyBudgetUsd?: number
+  budgetHeld?: boolean
 }
 
 export const projectStateSchema = z.object({projectId: z.string().optional(), id: z.string()}).loose()
@@ -204,6 +212,9 @@ export interface AgentSpec {
   graceSec?: number
   /** Omitted or null: not sandboxed. An array, even empty: sandboxed with these tags. */
   permissions?: string[] | null
+  /** Per run; 0: none. */
+  maxBudgetUsd?: number
+  maxTurns?: number
   /** Made at create: a git worktree on branch shepherd/<id> from base (default: the project's branch). */
   workspace?: {worktree: boolean; base?: string}
 }
@@ -234,6 +245,8 @@ export interface Settings {
   maxRunning: number
   notifyNative: boolean
   notifyCompletion: boolean
+  /** Newer engines: what the project's runs may cost a day; 0: no limit. */
+  dailyBudgetUsd?: number
   /** Newer engines: a command line run in each new worktree (its output in the agent's log). */
   worktreeSetup?: string
 }

@@ -65,8 +65,13 @@ export namespace app {
 	    activity?: store.Activity;
 	    queuePosition?: number;
 	    stats?: store.Stats;
+	    attention?: string;
 	    lastResult?: store.RunFigures;
 	    totals?: store.RunFigures;
+	    maxBudgetUsd?: number;
+	    maxTurns?: number;
+	    budgetPause?: string;
+	    budgetOnce?: boolean;
 	}
 	export interface EngineStatus {
 	    state: string;
@@ -96,6 +101,8 @@ export namespace app {
 	    folderMissing?: string;
 	    totals?: store.RunFigures;
 	    costToday: number;
+	    dailyBudgetUsd?: number;
+	    budgetHeld?: boolean;
 	}
 	export interface StopResult {
 	    agentId: string;
@@ -152,6 +159,10 @@ export namespace store {
 	    tool?: string;
 	    // Go type: time
 	    toolSince?: any;
+	    waiting?: string;
+	    needsYou?: boolean;
+	    // Go type: time
+	    until?: any;
 	}
 	export interface Event {
 	    // Go type: time
@@ -227,6 +238,8 @@ export namespace supervisor {
 	    parent?: string;
 	    stopWithParent?: boolean;
 	    permissions?: string[];
+	    maxBudgetUsd?: number;
+	    maxTurns?: number;
 	    workspace?: workspace.Workspace;
 	}
 	export interface CorruptRecord {
@@ -246,6 +259,7 @@ export namespace supervisor {
 	    maxRunning: number;
 	    notifyNative: boolean;
 	    notifyCompletion: boolean;
+	    dailyBudgetUsd: number;
 	    worktreeSetup?: string;
 	}
 	export interface SyncSummary {
@@ -254,6 +268,11 @@ export namespace supervisor {
 	    counts: Record<string, number>;
 	    agents: AgentOutcome[];
 	    corrupt?: CorruptRecord[];
+	}
+	export interface WhileClosed {
+	    // Go type: time
+	    at: any;
+	    projects: SyncSummary[];
 	}
 	export interface WorktreeView {
 	    projectId: string;

@@ -15,16 +15,80 @@
 //	                   the tool_result, then a success result: a long test suite
 //	                   (with $FAKE_CLAUDE_AFTER_TOOL=hang it hangs after the
 //	                   tool_result instead of finishing)
+//	permission         a Bash tool_use, then the PermissionRequest and
+//	                   Notification (permission_prompt) hooks, then waits
+//	rate-limit         an api_retry line (429, retried in 60 s), then waits
+//	                   $FAKE_CLAUDE_TOOL_SECONDS (default 2) and finishes
+//
+// Hooks are posted as the real CLI posts them: to the url of the http hook
+// that --settings gives for the event, with its headers, $VARS filled in
+// from the environment for those listed in allowedEnvVars.
+//
+// $FAKE_CLAUDE_COST and $FAKE_CLAUDE_TURNS set what a run reports it cost
+// and how many turns it took (default 0.0123 and 3). Given --max-budget-usd
+// or --max-turns, a run that reaches one ends, as the real CLI does, with
+// an error_max_budget_usd or error_max_turns result and exit code 1 instead
+// of its success result.
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"time"
 )
+
+// hookConf is one http hook of --settings.
+type hookConf struct {
+	Type           string            `json:"type"`
+	URL            string            `json:"url"`
+	Headers        map[string]string `json:"headers"`
+	AllowedEnvVars []string          `json:"allowedEnvVars"`
+}
+
+// postHook posts the hook input for event to every http hook --settings
+// names for it; what the answer is does not matter here.
+func postHook(event string, input map[string]any) {
+	var settings struct {
+		Hooks map[string][]struct {
+			Hooks []hookConf `json:"hooks"`
+		} `json:"hooks"`
+	}
+	for i, a := range os.Args {
+		if a == "--settings" && i+1 < len(os.Args) {
+			_ = json.Unmarshal([]byte(os.Args[i+1]), &settings)
+		}
+	}
+	input["hook_event_name"] = event
+	body, _ := json.Marshal(input)
+	for _, m := range settings.Hooks[event] {
+		for _, h := range m.Hooks {
+			if h.Type != "http" {
+				continue
+			}
+			req, err := http.NewRequest(http.MethodPost, h.URL, bytes.NewReader(body))
+			if err != nil {
+				continue
+			}
+			req.Header.Set("Content-Type", "application/json")
+			for k, v := range h.Headers {
+				for _, name := range h.AllowedEnvVars {
+					v = strings.ReplaceAll(v, "${"+name+"}", os.Getenv(name))
+					v = strings.ReplaceAll(v, "$"+name, os.Getenv(name))
+				}
+				req.Header.Set(k, v)
+			}
+			if resp, err := http.DefaultClient.Do(req); err == nil {
+				resp.Body.Close()
+			}
+		}
+	}
+}
 
 func line(v map[string]any) {
 	b, _ := json.Marshal(v)
@@ -33,10 +97,26 @@ func line(v map[string]any) {
 
 func main() {
 	resume := ""
+	maxBudget, maxTurns := 0.0, 0
 	for i, a := range os.Args {
-		if a == "--resume" && i+1 < len(os.Args) {
-			resume = os.Args[i+1]
+		if i+1 >= len(os.Args) {
+			break
 		}
+		switch a {
+		case "--resume":
+			resume = os.Args[i+1]
+		case "--max-budget-usd":
+			maxBudget, _ = strconv.ParseFloat(os.Args[i+1], 64)
+		case "--max-turns":
+			maxTurns, _ = strconv.Atoi(os.Args[i+1])
+		}
+	}
+	cost, turns := 0.0123, 3
+	if v, err := strconv.ParseFloat(os.Getenv("FAKE_CLAUDE_COST"), 64); err == nil {
+		cost = v
+	}
+	if v, err := strconv.Atoi(os.Getenv("FAKE_CLAUDE_TURNS")); err == nil {
+		turns = v
 	}
 	mode := os.Getenv("FAKE_CLAUDE_MODE")
 	if m := os.Getenv("FAKE_CLAUDE_RESUME_MODE"); resume != "" && m != "" {
@@ -65,9 +145,22 @@ func main() {
 	line(map[string]any{"type": "assistant", "session_id": session, "message": map[string]any{
 		"content": []any{map[string]any{"type": "text", "text": "Looking at the error handling now."}}}})
 	result := func(subtype string, isError bool, text string) {
+		limited := ""
+		switch {
+		case maxBudget > 0 && cost >= maxBudget:
+			limited = "error_max_budget_usd"
+		case maxTurns > 0 && turns >= maxTurns:
+			limited = "error_max_turns"
+		}
+		if limited != "" {
+			subtype, isError, text = limited, true, ""
+		}
 		line(map[string]any{"type": "result", "subtype": subtype, "is_error": isError, "session_id": session,
-			"duration_ms": 1234, "num_turns": 3, "total_cost_usd": 0.0123, "result": text,
+			"duration_ms": 1234, "num_turns": turns, "total_cost_usd": cost, "result": text,
 			"usage": map[string]any{"input_tokens": 100, "cache_creation_input_tokens": 20, "cache_read_input_tokens": 300, "output_tokens": 50}})
+		if limited != "" {
+			os.Exit(1)
+		}
 	}
 	switch mode {
 	case "success":
@@ -101,6 +194,33 @@ func main() {
 			time.Sleep(time.Hour)
 		}
 		result("success", false, "All tests pass.")
+	case "permission":
+		line(map[string]any{"type": "assistant", "session_id": session, "message": map[string]any{
+			"content": []any{map[string]any{"type": "tool_use", "id": "toolu_p", "name": "Bash",
+				"input": map[string]any{"command": "rm -rf build"}}}}})
+		base := map[string]any{"session_id": session, "transcript_path": cwd + "/t.jsonl", "cwd": cwd}
+		in := map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "rm -rf build"}, "permission_suggestions": []any{}}
+		for k, v := range base {
+			in[k] = v
+		}
+		postHook("PermissionRequest", in)
+		note := map[string]any{"message": "Claude needs your permission to use Bash", "title": "Claude Code", "notification_type": "permission_prompt"}
+		for k, v := range base {
+			note[k] = v
+		}
+		postHook("Notification", note)
+		time.Sleep(time.Hour)
+	case "rate-limit":
+		line(map[string]any{"type": "system", "subtype": "api_retry", "attempt": 1, "max_retries": 10, "retry_delay_ms": 60000,
+			"error_status": 429, "error": "rate_limit", "session_id": session, "uuid": "u1"})
+		secs := 2
+		if v, err := strconv.Atoi(os.Getenv("FAKE_CLAUDE_TOOL_SECONDS")); err == nil {
+			secs = v
+		}
+		time.Sleep(time.Duration(secs) * time.Second)
+		line(map[string]any{"type": "assistant", "session_id": session, "message": map[string]any{
+			"content": []any{map[string]any{"type": "text", "text": "Done after the wait."}}}})
+		result("success", false, "done")
 	default: // silent
 		time.Sleep(time.Hour)
 	}

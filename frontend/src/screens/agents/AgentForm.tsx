@@ -3,6 +3,7 @@ import {api, errorMessage, type Agent} from '../../api'
 import {useMCPConfig} from '../../state/queries'
 import {CommandField} from './CommandField'
 import {EnvRows} from './EnvRows'
+import {BudgetFields} from './BudgetFields'
 import {localErrors, specOf, valuesOf, type FormErrors} from './formSpec'
 import {CLAUDE, CODEX, EMPTY, fieldOf, PRESETS, presetValues, PROFILES, takesPrompt, type FormValues} from './presets'
 import {SandboxFields} from './SandboxFields'
@@ -140,6 +141,7 @@ export function AgentForm({projectId, projectPath, editing, onDone, onCancel}: P
         <label>Timeout (s, 0 = none)<input {...field('timeoutSec')} inputMode="numeric"/>{err('timeoutSec')}</label>
         <label>Stop grace (s)<input {...field('graceSec')} inputMode="numeric"/>{err('graceSec')}</label>
       </div>
+      <BudgetFields values={v} onChange={set} errors={errors}/>
       <label className="check">
         <input type="checkbox" checked={v.keepAlive} onChange={(e) => set({keepAlive: e.target.checked})}/>
         Keep alive (restart when it dies, with backoff)

@@ -23,6 +23,9 @@ export interface FormValues extends SandboxValues, WorktreeValues {
   mcp: boolean
   /** The `--mcp-config` value the agent had, kept if a fresh one cannot be had. */
   mcpValue: string
+  /** Budgets per run, as typed ('' or 0: none). */
+  maxBudgetUsd?: string
+  maxTurns?: string
 }
 
 export const EMPTY: FormValues = {
@@ -158,6 +161,8 @@ export function fieldOf(message: string): keyof FormValues | '' {
   if (m.includes('cwd')) return 'cwd'
   if (m.includes('environment')) return 'env'
   if (m.includes('gracesec')) return 'graceSec'
+  if (m.includes('maxbudgetusd')) return 'maxBudgetUsd'
+  if (m.includes('maxturns')) return 'maxTurns'
   if (m.includes('timeoutsec')) return 'timeoutSec'
   if (m.includes('profile')) return 'profile'
   if (m.includes('resume')) return 'resumeArgs'

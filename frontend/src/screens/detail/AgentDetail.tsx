@@ -9,6 +9,7 @@ import {useAgentEvents, useSettings} from '../../state/queries'
 import {AgentActions} from '../agents/AgentActions'
 import {StatusBadge} from '../agents/StatusBadge'
 import {AgentEvents} from './AgentEvents'
+import {BudgetPanel} from './BudgetPanel'
 import {DiffView} from './DiffView'
 import {WorktreeBadge} from './WorktreeBadge'
 import {LogView} from './LogView'
@@ -83,6 +84,7 @@ export function AgentDetail({agent, onClose}: {agent: Agent; onClose: () => void
         <button type="button" className="icon" aria-label="Close detail" title="Close (Esc)" onClick={onClose}>×</button>
       </header>
       {startError && <p className="start-error" role="alert">{startError}</p>}
+      <BudgetPanel agent={agent}/>
       <UsageStrip agent={agent} onOpen={() => setTab('usage')}/>
       <div className="tabs" role="tablist">
         {(agent.workspace?.worktree ? ['log', 'diff', 'usage', 'record', 'events'] as Tab[] : ['log', 'usage', 'record', 'events'] as Tab[]).map((t) => (

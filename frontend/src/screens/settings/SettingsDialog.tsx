@@ -5,6 +5,7 @@ import {Dialog} from '../../components/Dialog'
 import {supportText} from '../../lib/sandbox'
 import {keys, useProjects, useSandboxSupport, useSettings} from '../../state/queries'
 import {useUI} from '../../state/ui'
+import {DailyBudgetField} from './DailyBudgetField'
 
 /** What of the sandbox this machine enforces, in a line (for every project). */
 function SandboxSupportLine() {
@@ -83,6 +84,9 @@ export function SettingsDialog() {
               <span className="setting-help muted" id={`help-${key}`}>{help} Default: {def}{unit ? ` ${unit}` : ''}.</span>
             </label>
           ))}
+          {s.dailyBudgetUsd !== undefined && (
+            <DailyBudgetField value={s.dailyBudgetUsd} onChange={(usd) => setS({...s, dailyBudgetUsd: usd})}/>
+          )}
           <label className="check">
             <input type="checkbox" name="notifyNative" checked={s.notifyNative} onChange={(e) => setS({...s, notifyNative: e.target.checked})}/>
             Desktop notifications when an agent fails, hangs or reaches its resume limit <span className="muted">(default: on)</span>

@@ -19,3 +19,5 @@ export function Rename(arg1:string,arg2:string):Promise<store.Project>;
 export function Select(arg1:string):Promise<supervisor.SyncSummary>;
 
 export function Unpause(arg1:string):Promise<void>;
+
+export function WhileClosed():Promise<supervisor.WhileClosed>;

@@ -33,3 +33,7 @@ export function Select(arg1) {
 export function Unpause(arg1) {
   return window['go']['app']['ProjectService']['Unpause'](arg1);
 }
+
+export function WhileClosed() {
+  return window['go']['app']['ProjectService']['WhileClosed']();
+}
