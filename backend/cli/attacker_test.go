@@ -26,6 +26,15 @@ const asAttacker = "SHEPHERD_TEST_ATTACKER"
 func attackerMain(args []string) int {
 	for _, arg := range args {
 		op, val, _ := strings.Cut(arg, ":")
+		if op == "hook" {
+			// Said before it is posted: a waiting agent writes nothing
+			// after its hook (output after it means it went on).
+			fmt.Printf("OK %s\n", arg)
+			if err := attack(op, val); err != nil {
+				fmt.Printf("FAIL %s: %v\n", arg, err)
+			}
+			continue
+		}
 		if err := attack(op, val); err != nil {
 			fmt.Printf("FAIL %s: %v\n", arg, err)
 		} else {

@@ -15,7 +15,7 @@ import (
 // hook; the CLI acknowledges it.
 func TestHookSpeaksForItsAgentOnly(t *testing.T) {
 	a := newArena(t)
-	a.spawn("asker", []string{"@network"}, "hook:Bash", "hook-user:"+a.p.EngineFile(), "wait")
+	a.spawn("asker", []string{"@network"}, "hook-user:"+a.p.EngineFile(), "hook:Bash", "wait")
 	var r store.Record
 	deadline := time.Now().Add(15 * time.Second)
 	for {
@@ -24,7 +24,7 @@ func TestHookSpeaksForItsAgentOnly(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("asker never waited: %+v", r.Activity)
+			t.Fatalf("asker never waited: %+v\nits log:\n%s", r.Activity, readLog(t, r.LogPath))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
