@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func gitRepo(t *testing.T) string {
@@ -57,8 +58,16 @@ func TestWorktreeCLI(t *testing.T) {
 			t.Fatalf("diff lacks %q:\n%s", want, out)
 		}
 	}
-	if out := ok(t, "get", "repo", "edit"); !strings.Contains(out, "shepherd/edit (1 ahead, 0 behind main, uncommitted changes)") {
-		t.Fatalf("get: %q", out)
+	// The run's end refreshes the worktree's status on the record (soon after).
+	want := "shepherd/edit (1 ahead, 0 behind main, uncommitted changes)"
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		out := ok(t, "get", "repo", "edit")
+		if strings.Contains(out, want) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("get never said %q: %q", want, out)
+		}
 	}
 	// b.txt is not committed: the merge asks (no terminal here: it fails).
 	fails(t, 1, "uncommitted changes", "rm", "repo", "edit", "--merge")

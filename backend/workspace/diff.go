@@ -62,7 +62,7 @@ const maxUntrackedBytes = 1 << 20
 // the base gained since does not show as the agent's removals.
 func DiffOf(ctx context.Context, w Workspace) (*Diff, error) {
 	if p := check(ctx, w); p != "" {
-		return nil, fmt.Errorf("%s: %w", p, ErrVanished)
+		return nil, &vanishedError{p}
 	}
 	from, err := gitLine(ctx, w.Path, "merge-base", baseRef(ctx, w), "HEAD")
 	if err != nil || from == "" {
@@ -109,6 +109,12 @@ func DiffOf(ctx context.Context, w Workspace) (*Diff, error) {
 	}
 	return d, nil
 }
+
+// vanishedError says what of a worktree is gone (ErrVanished).
+type vanishedError struct{ what string }
+
+func (e *vanishedError) Error() string { return e.what + "; there is nothing to compare" }
+func (e *vanishedError) Unwrap() error { return ErrVanished }
 
 // attachHunks gives each numstat file its patch's hunks and status. Both
 // lists come from one diff with the same options, so they are in the same

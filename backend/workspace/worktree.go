@@ -90,7 +90,9 @@ func Create(ctx context.Context, o Options) (Workspace, error) {
 	if err := os.MkdirAll(filepath.Dir(o.Dir), 0o700); err != nil {
 		return Workspace{}, err
 	}
-	if _, err := git(ctx, repo, "worktree", "add", "--quiet", "-b", branch, "--", o.Dir, baseCommit); err != nil {
+	// Parallel checkout (one worker per core): writing the files is most of
+	// the time of a large repository's worktree, and it waits on the disk.
+	if _, err := git(ctx, repo, "-c", "checkout.workers=0", "worktree", "add", "--quiet", "-b", branch, "--", o.Dir, baseCommit); err != nil {
 		return Workspace{}, fmt.Errorf("create the worktree: %w", err)
 	}
 	w := Workspace{Worktree: true, Base: base, Repo: repo, Path: o.Dir, Branch: branch, BaseCommit: baseCommit}

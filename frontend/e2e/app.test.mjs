@@ -24,6 +24,7 @@ import {attachTests} from './attach.mjs'
 import {pauseTests} from './pause.mjs'
 import {usageTests} from './usage.mjs'
 import {budgetTests} from './budget.mjs'
+import {worktreeTests} from './worktree.mjs'
 
 const project = mkdtempSync(join(tmpdir(), 'shepherd-e2e-project-'))
 const many = mkdtempSync(join(tmpdir(), 'shepherd-e2e-many-'))
@@ -288,3 +289,5 @@ pauseTests()
 
 usageTests()
 budgetTests()
+
+worktreeTests()
