@@ -73,6 +73,24 @@ describe('App', () => {
     expect(await screen.findByText(/No agents in this project yet/)).toBeInTheDocument()
   })
 
+  it("the sidebar's Needs you count follows the list: an acknowledged failure is not counted, a wait for the user is", async () => {
+    vi.mocked(api.projects.list).mockResolvedValue([{...project, agents: 2, attention: 1}])
+    vi.mocked(api.agents.list).mockResolvedValue([
+      agent({id: 'old', projectId: 'p1', status: 'failed', exitReason: 'failed', acknowledgedAt: '2026-05-01T11:00:00Z'}),
+      agent({id: 'ask', projectId: 'p1', status: 'running', attention: 'waiting: permission for Bash',
+        activity: {state: 'waiting', waiting: 'permission for Bash', needsYou: true}}),
+    ])
+    renderApp()
+    expect(await screen.findByText('ask')).toBeInTheDocument()
+    const nav = screen.getByRole('navigation', {name: 'Projects'})
+    expect(nav.querySelector('[data-attention]')?.getAttribute('data-attention')).toBe('1')
+    const acked = agent({id: 'ask', projectId: 'p1', status: 'running', acknowledgedAt: '2026-05-01T12:00:00Z',
+      activity: {state: 'waiting', waiting: 'permission for Bash', needsYou: true}})
+    vi.mocked(api.agents.list).mockResolvedValue([acked]) // the list read again after the push
+    act(() => handlers.get('agent:state')!(acked))
+    await vi.waitFor(() => expect(nav.querySelector('[data-attention]')).toBeNull())
+  })
+
   it('summarises a sync', () => {
     expect(summarize({projectId: 'p', total: 3, counts: {exited_while_closed: 2, reattached: 1, unchanged: 4}, agents: []}))
       .toBe('2 agents exited while Shepherd was closed, 1 re-attached')

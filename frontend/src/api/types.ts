@@ -13,10 +13,16 @@ export const LIVE: ReadonlySet<string> = new Set(['spawning', 'running', 'timed_
 // Fields the engine is growing (activity, queue, pause, results, stats,
 // permissions): optional, shown when present.
 export const activitySchema = z.object({
-  state: z.string(), // working | busy | silent | stale
+  state: z.string(), // working | busy | silent | stale | waiting
   since: z.string().nullish(),
   tool: z.string().nullish(),
   toolSince: z.string().nullish(),
+  /** What a waiting agent waits for: "permission for Bash", "input", "rate limit until 14:05:00", "API overloaded". */
+  waiting: z.string().nullish(),
+  /** The wait is for the user (a permission, input); a rate limit is not. */
+  needsYou: z.boolean().nullish(),
+  /** When a rate-limited agent expects to go on. */
+  until: z.string().nullish(),
 }).loose()
 export type Activity = z.infer<typeof activitySchema>
 
@@ -95,6 +101,12 @@ export const agentSchema = z.object({
   parent: z.string().nullish(),
   staleCheck: z.boolean().nullish(),
   stale: z.boolean().nullish(),
+  /** What a stale agent gets: flag, restart or resume; empty: resume for Claude and Codex profiles, flag for the others. */
+  onStale: z.string().nullish(),
+  /** When the user acknowledged what it needed of them (until it needs them again). */
+  acknowledgedAt: z.string().nullish(),
+  /** The engine's reason the agent needs the user ("failed", "waiting: input", "crash loop: …"); absent: nothing. */
+  attention: z.string().nullish(),
   logPath: z.string(),
 }).loose()
 export type Agent = z.infer<typeof agentSchema>
@@ -201,6 +213,10 @@ export interface AgentSpec {
   graceSec?: number
   /** Omitted or null: not sandboxed. An array, even empty: sandboxed with these tags. */
   permissions?: string[] | null
+  /** The silence check (default on). */
+  staleCheck?: boolean
+  /** What a stale agent gets: flag, restart, resume; empty: the profile's default. */
+  onStale?: string
 }
 
 /** What of the sandbox this machine can enforce (Landlock and network namespaces on Linux, Seatbelt on macOS). */

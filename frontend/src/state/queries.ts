@@ -5,6 +5,7 @@ import {useQueries, useQuery, useQueryClient, type QueryClient} from '@tanstack/
 import {toast} from 'sonner'
 import {api, EVENTS, getEngine, onEvent, type Agent, type EngineStatus, type Project, type StatsBatch, type SyncSummary} from '../api'
 import {feedOf, type FeedEntry} from '../lib/feed'
+import {countGroups} from '../lib/groups'
 
 export const keys = {
   projects: ['projects'] as const,
@@ -74,6 +75,23 @@ export function useAgents(projectId: string | null) {
     queryKey: keys.agents(projectId ?? ''),
     queryFn: () => api.agents.list(projectId!),
     enabled: !!projectId,
+  })
+}
+
+/**
+ * What needs the user in each project: counted from its agents where the
+ * window holds them (the same rule as the list's Needs you), else the
+ * engine's count.
+ */
+export function useAttentionCounts(projects: readonly Project[]): Map<string, number> {
+  return useQueries({
+    queries: projects.map((p) => ({
+      queryKey: keys.agents(p.id),
+      queryFn: () => api.agents.list(p.id),
+      enabled: false, // read what is cached; the shown project's list is fetched by its screen
+    })),
+    combine: (results) => new Map(results.map((r, i) => [projects[i].id,
+      r.data ? countGroups(r.data).attention : projects[i].attention])),
   })
 }
 
