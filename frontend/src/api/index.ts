@@ -49,6 +49,8 @@ export const api = {
     resume: (projectId: string, id: string) => Agents.Resume(projectId, id) as Promise<Agent>,
     pause: (projectId: string, id: string, now = false, note = '') => Agents.Pause(projectId, id, now, note) as Promise<Agent>,
     unpause: (projectId: string, id: string) => Agents.Unpause(projectId, id) as Promise<Agent>,
+    /** The user has seen what it needed of them: it leaves Needs you until it needs them again. Rejects when there is nothing to acknowledge. */
+    ack: (projectId: string, id: string) => Agents.Ack(projectId, id) as Promise<Agent>,
     /** The window shows this project: sample its agents' CPU and memory (a 15 s lease; call it again while shown). */
     watch: (projectId: string) => Agents.Watch(projectId),
     /** The current run's recent CPU and memory samples, oldest first (about 5 minutes; empty when not running). */

@@ -1,7 +1,8 @@
 import {useEffect, useMemo} from 'react'
 import {errorMessage, api, type Project} from '../../api'
 import {countGroups, filterAgents, GROUP_LABELS, GROUPS, groupAgents, stoppable} from '../../lib/groups'
-import {useAgents, useWatchProject} from '../../state/queries'
+import {useQueryClient} from '@tanstack/react-query'
+import {upsertAgent, useAgents, useWatchProject} from '../../state/queries'
 import {useUI} from '../../state/ui'
 import {AgentDetail} from '../detail/AgentDetail'
 import {Bell} from '../feed/FeedPanel'
@@ -24,7 +25,8 @@ export function AgentsScreen({project}: {project: Project}) {
     [grouped, collapsed])
   const selected = agents.find((a) => a.id === agentId)
   const toStop = agents.filter(stoppable).length
-  useListKeys(order, agents)
+  const qc = useQueryClient()
+  useListKeys(order, agents, (rec) => upsertAgent(qc, rec))
 
   useEffect(() => {
     api.setTitle(`Shepherd — ${project.name} · ${agents.length} agent${agents.length === 1 ? '' : 's'}`)
@@ -79,7 +81,7 @@ export function AgentsScreen({project}: {project: Project}) {
           <span className="muted shown">
             {listed === agents.length ? `${agents.length} agent${agents.length === 1 ? '' : 's'}` : `${listed} of ${agents.length}`}
           </span>
-          <span className="muted keys" title="↑/↓ move · Enter opens · s starts or stops · / filters · Esc closes">↑↓ Enter s /</span>
+          <span className="muted keys" title="↑/↓ move · Enter opens · s starts or stops · a acknowledges · / filters · Esc closes">↑↓ Enter s a /</span>
         </div>
       )}
       {error && <p className="field-error">{errorMessage(error)}</p>}
