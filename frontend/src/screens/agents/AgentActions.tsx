@@ -157,7 +157,8 @@ export function RowActions({agent}: {agent: Agent}) {
 
 /** Every action as a button, for the detail's header. */
 export function AgentActions({agent}: {agent: Agent}) {
-  const ops = useAgentOps(agent)
+  // Acknowledge is on the detail's Needs you line.
+  const ops = useAgentOps(agent).filter((o) => o.kind !== 'ack')
   return (
     <span className="actions" onClick={(e) => e.stopPropagation()}>
       {ops.map((o) => <OpButton key={o.kind} op={o} className={o.kind === 'remove' ? 'danger' : undefined}/>)}

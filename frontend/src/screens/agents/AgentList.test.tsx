@@ -48,6 +48,26 @@ describe('AgentList', () => {
     expect(tests.getByText(/ago/).closest('td')!.title).toMatch(/Started .*\nEnded /)
   })
 
+  it('waiting: for the user in the attention colour and in Needs you; a rate limit calm, with its end; a crash loop with its next try', () => {
+    const row = renderList([
+      agent({id: 'ask', status: 'running', startedAt: at(60),
+        activity: {state: 'waiting', waiting: 'permission for Bash', needsYou: true, since: at(3)}}),
+      agent({id: 'limited', status: 'running', startedAt: at(60),
+        activity: {state: 'waiting', waiting: 'rate limit', needsYou: false, until: at(-180)}}),
+      agent({id: 'ka', status: 'failed', keepAlive: true, desired: 'running', restartFailureCount: 5, nextRestartAt: at(-32),
+        exitReason: 'failed', exitCode: 1}),
+    ])
+    const ask = row('ask').getByText('waiting: permission for Bash')
+    expect(ask).toHaveClass('waiting', 'needs-you')
+    expect(ask.closest('tbody')).toHaveAttribute('data-group', 'attention')
+    const limited = row('limited').getByText(/^waiting: rate limit until /)
+    expect(limited).toHaveClass('waiting', 'calm')
+    expect(limited.closest('tbody')).toHaveAttribute('data-group', 'working')
+    expect(limited.closest('td')).toHaveAttribute('title', expect.stringContaining('in 3 min'))
+    const ka = row('ka').getByText('crash loop · 5 in a row · next try in 32 s')
+    expect(ka.closest('tbody')).toHaveAttribute('data-group', 'attention')
+  })
+
   it('groups: what needs you first, with counts', () => {
     renderList([
       agent({id: 'idle1', status: 'completed', exitReason: 'completed', exitCode: 0}),

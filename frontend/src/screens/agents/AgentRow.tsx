@@ -2,7 +2,7 @@ import {memo} from 'react'
 import type {Agent, RunResult} from '../../api'
 import {attentionReason, costOf, isRestarting, runsOf, statsOf} from '../../lib/groups'
 import {grantsTitle} from '../../lib/sandbox'
-import {activityText, briefDetail, isLive, restartText, runtimeText, statusView} from '../../lib/status'
+import {activityText, briefDetail, crashLoopText, isLive, restartText, runtimeText, statusView, waitingView} from '../../lib/status'
 import {ago, exact} from '../../lib/time'
 import {cpuText, figuresText, memText, mib, money} from '../../lib/usage'
 import {joinArgs} from '../../lib/args'
@@ -66,7 +66,9 @@ export const AgentRow = memo(function AgentRow({agent: a, now, selected, cursor,
   // "Process exited with code 3" says no more than "exit code 3" on a crowded line; the tooltip has it all.
   const brief = briefDetail(v.detail)
   const restart = restartText(a, now)
-  const why = attentionReason(a)
+  const why = attentionReason(a, now)
+  const loop = crashLoopText(why, a, now)
+  const waiting = waitingView(a, now)
   const statusTitle = [`${v.label}${v.detail ? ` — ${v.detail}` : ''}`, restart, why && `Needs you: ${why}`]
     .filter(Boolean).join('\n')
   const when = whenCell(a, now)
@@ -89,10 +91,14 @@ export const AgentRow = memo(function AgentRow({agent: a, now, selected, cursor,
       </td>
       <td className="c-status" title={statusTitle}>
         <StatusBadge agent={a} withDetail={false}/>
-        {(restart || brief) && <span className="status-detail">{restart || brief}</span>}
+        {loop
+          ? <span className="status-detail crash-loop" data-crash-loop>{loop}</span>
+          : (restart || brief) && <span className="status-detail">{restart || brief}</span>}
       </td>
-      <td className="c-activity" title={a.activity?.since ? `since ${exact(a.activity.since)}` : undefined}>
-        {activity || (isRestarting(a) ? '' : <span className="muted">—</span>)}
+      <td className="c-activity" title={waiting?.title ?? (a.activity?.since ? `since ${exact(a.activity.since)}` : undefined)}>
+        {waiting
+          ? <span className={waiting.needsYou ? 'waiting needs-you' : 'waiting calm'} data-waiting={waiting.needsYou ? 'you' : 'calm'}>{waiting.text}</span>
+          : activity || (isRestarting(a) ? '' : <span className="muted">—</span>)}
       </td>
       <td className="c-runtime num" title={has('when') ? undefined : when.title}>{runtimeText(a, now)}</td>
       {has('when') && <td className="c-when" title={when.title}>{when.text}</td>}

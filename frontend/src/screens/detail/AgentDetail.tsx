@@ -3,12 +3,14 @@ import type {Agent} from '../../api'
 import {LockIcon} from '../../components/Icons'
 import {grantsTitle} from '../../lib/sandbox'
 import {placeMarkers, runsFromEvents, runTitle} from '../../lib/runs'
+import {attentionReason} from '../../lib/groups'
 import {isLive} from '../../lib/status'
 import {clock} from '../../lib/time'
 import {useAgentEvents, useSettings} from '../../state/queries'
 import {AgentActions} from '../agents/AgentActions'
 import {StatusBadge} from '../agents/StatusBadge'
 import {AgentEvents} from './AgentEvents'
+import {AttentionLine} from './AttentionLine'
 import {LogView} from './LogView'
 import {RecordFields} from './RecordFields'
 import {SearchBar, step} from './search'
@@ -79,7 +81,8 @@ export function AgentDetail({agent, onClose}: {agent: Agent; onClose: () => void
         <AgentActions agent={agent}/>
         <button type="button" className="icon" aria-label="Close detail" title="Close (Esc)" onClick={onClose}>×</button>
       </header>
-      {startError && <p className="start-error" role="alert">{startError}</p>}
+      {startError && !attentionReason(agent) && <p className="start-error" role="alert">{startError}</p>}
+      <AttentionLine agent={agent} error={startError}/>
       <UsageStrip agent={agent} onOpen={() => setTab('usage')}/>
       <div className="tabs" role="tablist">
         {(['log', 'usage', 'record', 'events'] as Tab[]).map((t) => (
