@@ -3,6 +3,7 @@ import {QueryClient, QueryClientProvider} from '@tanstack/react-query'
 import {beforeEach, describe, expect, it, vi} from 'vitest'
 import {api, type EventName} from './api'
 import App from './App'
+import styles from './style.css?raw'
 import {summarize} from './state/queries'
 import {useUI} from './state/ui'
 import {agent} from './test/fixtures'
@@ -89,6 +90,23 @@ describe('App', () => {
     vi.mocked(api.agents.list).mockResolvedValue([acked]) // the list read again after the push
     act(() => handlers.get('agent:state')!(acked))
     await vi.waitFor(() => expect(nav.querySelector('[data-attention]')).toBeNull())
+  })
+
+  it("a toast never covers a dialog's buttons: while a dialog is open, toasts are under its backdrop", async () => {
+    vi.mocked(api.projects.list).mockResolvedValue([project])
+    vi.mocked(api.agents.list).mockResolvedValue([])
+    renderApp()
+    await screen.findByText(/No agents in this project yet/)
+    act(() => handlers.get('notify')!({level: 'error', title: 'loop failed', message: 'exit code 1', projectId: 'p1', agentId: 'loop'}))
+    await screen.findByText('loop failed')
+    const toaster = () => document.querySelector<HTMLElement>('[data-sonner-toaster]')!
+    const overlayZ = Number(/\.overlay \{[^}]*z-index: (\d+)/.exec(styles)![1])
+    expect(toaster().style.zIndex).toBe('')
+    act(() => useUI.getState().open({kind: 'addProject'}))
+    await screen.findByRole('dialog', {name: 'Add project'})
+    expect(Number(toaster().style.zIndex)).toBeLessThan(overlayZ)
+    act(() => useUI.getState().close())
+    await vi.waitFor(() => expect(toaster().style.zIndex).toBe(''))
   })
 
   it('summarises a sync', () => {

@@ -4,6 +4,7 @@ import {Toaster, toast} from 'sonner'
 import {api, errorMessage} from './api'
 import {keys, useEngineEvents, useProjects} from './state/queries'
 import {useUI, type Dialog} from './state/ui'
+import {useDialogOpen} from './components/Dialog'
 import {AgentFormDialog, RemoveAgentDialog, StopAllDialog} from './screens/agents/AgentDialogs'
 import {EngineBanner} from './screens/engine/Engine'
 import {FeedPanel} from './screens/feed/FeedPanel'
@@ -31,8 +32,12 @@ function Dialogs({dialog}: {dialog: Dialog | null}) {
   }
 }
 
+/** Below .overlay's z-index (40) and above the feed panel's (20). */
+const UNDER_DIALOGS = 30
+
 export default function App() {
   useEngineEvents()
+  const modal = useDialogOpen()
   const qc = useQueryClient()
   const {data: projects, isLoading, error} = useProjects()
   const {projectId, selectProject, dialog, feedOpen} = useUI()
@@ -72,7 +77,8 @@ export default function App() {
       </div>
       {feedOpen && projects && projects.length > 0 && <FeedPanel/>}
       <Dialogs dialog={dialog}/>
-      <Toaster richColors closeButton position="bottom-right" theme="system"/>
+      {/* A toast never covers a dialog's buttons: while one is open, toasts show under its backdrop. */}
+      <Toaster richColors closeButton position="bottom-right" theme="system" style={modal ? {zIndex: UNDER_DIALOGS} : undefined}/>
     </div>
   )
 }

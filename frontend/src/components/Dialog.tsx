@@ -1,4 +1,20 @@
-import {useEffect, useRef, type ReactNode} from 'react'
+import {useEffect, useRef, useSyncExternalStore, type ReactNode} from 'react'
+
+// How many dialogs are open: toasts stay below them while any is.
+let openDialogs = 0
+const listeners = new Set<() => void>()
+const changed = (d: number) => {
+  openDialogs += d
+  listeners.forEach((l) => l())
+}
+
+/** Whether a dialog is open now (re-renders when that changes). */
+export function useDialogOpen(): boolean {
+  return useSyncExternalStore((l) => {
+    listeners.add(l)
+    return () => listeners.delete(l)
+  }, () => openDialogs > 0)
+}
 
 interface Props {
   title: string
@@ -10,6 +26,10 @@ interface Props {
 /** A modal dialog: Esc or a click outside closes it; focus moves inside. */
 export function Dialog({title, onClose, children, wide}: Props) {
   const ref = useRef<HTMLDivElement>(null)
+  useEffect(() => {
+    changed(1)
+    return () => changed(-1)
+  }, [])
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (e.key === 'Escape') {
