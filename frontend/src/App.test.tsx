@@ -3,7 +3,6 @@ import {QueryClient, QueryClientProvider} from '@tanstack/react-query'
 import {beforeEach, describe, expect, it, vi} from 'vitest'
 import {api, type EventName} from './api'
 import App from './App'
-import styles from './style.css?raw'
 import {summarize} from './state/queries'
 import {useUI} from './state/ui'
 import {agent} from './test/fixtures'
@@ -100,10 +99,11 @@ describe('App', () => {
     act(() => handlers.get('notify')!({level: 'error', title: 'loop failed', message: 'exit code 1', projectId: 'p1', agentId: 'loop'}))
     await screen.findByText('loop failed')
     const toaster = () => document.querySelector<HTMLElement>('[data-sonner-toaster]')!
-    const overlayZ = Number(/\.overlay \{[^}]*z-index: (\d+)/.exec(styles)![1])
     expect(toaster().style.zIndex).toBe('')
     act(() => useUI.getState().open({kind: 'addProject'}))
     await screen.findByRole('dialog', {name: 'Add project'})
+    const overlayZ = Number(document.querySelector<HTMLElement>('.overlay')!.style.zIndex)
+    expect(overlayZ).toBeGreaterThan(0)
     expect(Number(toaster().style.zIndex)).toBeLessThan(overlayZ)
     act(() => useUI.getState().close())
     await vi.waitFor(() => expect(toaster().style.zIndex).toBe(''))

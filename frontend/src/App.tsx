@@ -4,7 +4,7 @@ import {Toaster, toast} from 'sonner'
 import {api, errorMessage} from './api'
 import {keys, useEngineEvents, useProjects} from './state/queries'
 import {useUI, type Dialog} from './state/ui'
-import {useDialogOpen} from './components/Dialog'
+import {OVERLAY_Z, useDialogOpen} from './components/Dialog'
 import {AgentFormDialog, RemoveAgentDialog, StopAllDialog} from './screens/agents/AgentDialogs'
 import {EngineBanner} from './screens/engine/Engine'
 import {FeedPanel} from './screens/feed/FeedPanel'
@@ -32,8 +32,8 @@ function Dialogs({dialog}: {dialog: Dialog | null}) {
   }
 }
 
-/** Below .overlay's z-index (40) and above the feed panel's (20). */
-const UNDER_DIALOGS = 30
+/** Below the dialogs' backdrop, above the feed panel (20). */
+const UNDER_DIALOGS = OVERLAY_Z - 5
 
 export default function App() {
   useEngineEvents()

@@ -1,5 +1,8 @@
 import {useEffect, useRef, useSyncExternalStore, type ReactNode} from 'react'
 
+/** The dialogs' backdrop is above everything else (the feed is at 20, menus at 30). */
+export const OVERLAY_Z = 40
+
 // How many dialogs are open: toasts stay below them while any is.
 let openDialogs = 0
 const listeners = new Set<() => void>()
@@ -43,7 +46,7 @@ export function Dialog({title, onClose, children, wide}: Props) {
     return () => window.removeEventListener('keydown', onKey)
   }, [onClose])
   return (
-    <div className="overlay" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
+    <div className="overlay" style={{zIndex: OVERLAY_Z}} onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
       <div ref={ref} role="dialog" aria-modal="true" aria-label={title} className={wide ? 'dialog wide' : 'dialog'}>
         <header className="dialog-head">
           <h2>{title}</h2>
