@@ -1,7 +1,7 @@
-import {act, render, screen} from '@testing-library/react'
+import {act, cleanup, render, screen} from '@testing-library/react'
 import {QueryClient, QueryClientProvider} from '@tanstack/react-query'
 import {beforeEach, describe, expect, it, vi} from 'vitest'
-import {api, type EventName} from './api'
+import {api, type EventName, type WhileClosed} from './api'
 import App from './App'
 import {summarize} from './state/queries'
 import {useUI} from './state/ui'
@@ -14,7 +14,7 @@ vi.mock('./api', async (orig) => {
   return {
     ...real,
     api: {
-      projects: {list: vi.fn(), select: vi.fn(), pickFolder: vi.fn(), add: vi.fn()},
+      projects: {list: vi.fn(), select: vi.fn(), pickFolder: vi.fn(), add: vi.fn(), whileClosed: vi.fn()},
       agents: {list: vi.fn(), events: vi.fn(), watch: vi.fn(() => Promise.resolve())},
       logs: {tail: vi.fn(), follow: vi.fn(), unfollow: vi.fn()},
       settings: {get: vi.fn()},
@@ -27,7 +27,7 @@ vi.mock('./api', async (orig) => {
           'agent:state': real.agentSchema, 'agent:removed': real.agentRefSchema, 'agent:log': real.logBatchSchema,
           'project:synced': real.syncSummarySchema, notify: real.notificationSchema,
           'project:state': real.projectStateSchema, 'engine:status': real.engineStatusSchema,
-          'agent:stats': real.statsBatchSchema,
+          'agent:stats': real.statsBatchSchema, 'engine:while-closed': real.whileClosedSchema,
         } as const)[name].safeParse(data)
         if (parsed.success) h(parsed.data)
       })
@@ -47,6 +47,54 @@ describe('App', () => {
     handlers.clear()
     useUI.setState({projectId: null, agentId: null, dialog: null})
     vi.mocked(api.projects.select).mockResolvedValue({projectId: 'p1', total: 0, counts: {}, agents: []})
+    vi.mocked(api.projects.whileClosed).mockResolvedValue(null)
+    localStorage.clear()
+  })
+
+  const closedSummary = (at: string): WhileClosed => ({at, projects: [
+    {projectId: 'p1', total: 3, counts: {exited_while_closed: 1, reattached: 1}, agents: [
+      {agentId: 'tests', outcome: 'exited_while_closed', status: 'failed', exitCode: 3, recovery: 'mark_failed'},
+      {agentId: 'web', outcome: 'reattached', status: 'running'},
+    ]},
+    {projectId: 'p2', total: 1, counts: {unknown_exit: 1}, agents: [
+      {agentId: 'job', outcome: 'unknown_exit', status: 'interrupted', detail: 'no process was recorded for this run'},
+    ]},
+  ]})
+
+  it('while Shepherd was closed: one summary for every project on the first screen, once per engine start, again from the feed', async () => {
+    vi.mocked(api.projects.list).mockResolvedValue([project, {...project, id: 'p2', name: 'other'}])
+    vi.mocked(api.agents.list).mockResolvedValue([])
+    vi.mocked(api.agents.events).mockResolvedValue([])
+    renderApp()
+    await screen.findByText(/No agents in this project yet/)
+    expect(screen.queryByRole('dialog')).toBeNull() // the engine is still loading: nothing yet
+    act(() => handlers.get('engine:while-closed')!(closedSummary('2026-05-01T12:00:00Z')))
+    const dialog = await screen.findByRole('dialog', {name: 'While Shepherd was closed'})
+    expect(dialog).toHaveTextContent('demo 1 exited, 1 re-attached')
+    expect(dialog.querySelector('[data-outcome="exited_while_closed"]')).toHaveTextContent('testsexited — exit code 3· marked failed from its log')
+    expect(dialog.querySelector('[data-outcome="reattached"]')).toHaveTextContent('webstill running — re-attached')
+    expect(dialog.querySelector('[data-while-closed="p2"]')).toHaveTextContent('other 1 ended (reason unknown)jobended — reason unknownno process was recorded')
+    // Its first load repeats it: no toast on top.
+    act(() => handlers.get('project:synced')!({projectId: 'p1', total: 3, counts: {exited_while_closed: 1, reattached: 1, unchanged: 1}, agents: []}))
+    screen.getByRole('button', {name: 'OK'}).click()
+    await vi.waitFor(() => expect(screen.queryByRole('dialog')).toBeNull())
+    expect(document.querySelector('[data-sonner-toast]')?.textContent ?? null).toBeNull()
+    // The same start again (a reload): not shown again.
+    cleanup()
+    vi.mocked(api.projects.whileClosed).mockResolvedValue(closedSummary('2026-05-01T12:00:00Z'))
+    renderApp()
+    await screen.findByText(/No agents in this project yet/)
+    await new Promise((r) => setTimeout(r, 50))
+    expect(screen.queryByRole('dialog')).toBeNull()
+    // From the feed.
+    act(() => useUI.getState().setFeedOpen(true))
+    ;(await screen.findByRole('button', {name: /While Shepherd was closed/})).click()
+    expect(await screen.findByRole('dialog', {name: 'While Shepherd was closed'})).toBeInTheDocument()
+    act(() => useUI.getState().close())
+    act(() => useUI.getState().setFeedOpen(false))
+    // Another engine start: shown again.
+    act(() => handlers.get('engine:while-closed')!(closedSummary('2026-05-02T08:00:00Z')))
+    expect(await screen.findByRole('dialog', {name: 'While Shepherd was closed'})).toBeInTheDocument()
   })
 
   it('first launch: says what Shepherd does and offers Add project', async () => {

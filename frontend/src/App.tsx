@@ -7,6 +7,7 @@ import {useUI, type Dialog} from './state/ui'
 import {OVERLAY_Z, useDialogOpen} from './components/Dialog'
 import {AgentFormDialog, RemoveAgentDialog, StopAllDialog} from './screens/agents/AgentDialogs'
 import {EngineBanner} from './screens/engine/Engine'
+import {useShowWhileClosed, WhileClosedDialog} from './screens/engine/WhileClosed'
 import {FeedPanel} from './screens/feed/FeedPanel'
 import {AgentsScreen} from './screens/agents/AgentsScreen'
 import {AddProjectDialog} from './screens/projects/AddProjectDialog'
@@ -28,6 +29,7 @@ function Dialogs({dialog}: {dialog: Dialog | null}) {
     case 'prefs': return <PrefsDialog/>
     case 'stopAll': return <StopAllDialog/>
     case 'pauseProject': return <PauseProjectDialog projectId={dialog.projectId}/>
+    case 'whileClosed': return <WhileClosedDialog/>
     default: return null
   }
 }
@@ -38,6 +40,7 @@ const UNDER_DIALOGS = OVERLAY_Z - 5
 export default function App() {
   useEngineEvents()
   const modal = useDialogOpen()
+  useShowWhileClosed()
   const qc = useQueryClient()
   const {data: projects, isLoading, error} = useProjects()
   const {projectId, selectProject, dialog, feedOpen} = useUI()

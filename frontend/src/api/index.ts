@@ -9,9 +9,9 @@ import * as SettingsSvc from '../../wailsjs/go/app/SettingsService'
 import {EventsOn, WindowSetTitle} from '../../wailsjs/runtime/runtime'
 import type {z} from 'zod'
 import {
-  agentRefSchema, agentSchema, engineStatusSchema, logBatchSchema, notificationSchema, projectStateSchema, statsBatchSchema, syncSummarySchema,
+  agentRefSchema, agentSchema, engineStatusSchema, logBatchSchema, notificationSchema, projectStateSchema, statsBatchSchema, syncSummarySchema, whileClosedSchema,
   type Agent, type AgentSpec, type EngineEvent, type EngineStatus, type LogChunk, type Project,
-  type Prefs, type SandboxSupport, type Settings, type Stats, type SyncSummary,
+  type Prefs, type SandboxSupport, type Settings, type Stats, type SyncSummary, type WhileClosed,
 } from './types'
 
 export * from './types'
@@ -35,6 +35,8 @@ export const api = {
     pause: (id: string, note = '', now = false) =>
       Projects.Pause(id, note, now) as Promise<{agentId: string; record?: Agent; error?: string}[]>,
     unpause: (id: string) => Projects.Unpause(id),
+    /** What the engine found at its start, for every project; null while it is still loading them. */
+    whileClosed: () => Projects.WhileClosed() as Promise<WhileClosed | null>,
   },
   agents: {
     list: (projectId: string) => Agents.List(projectId) as Promise<Agent[]>,
@@ -98,6 +100,7 @@ export const EVENTS = {
   engineStatus: 'engine:status',
   agentStats: 'agent:stats',
   notify: 'notify',
+  whileClosed: 'engine:while-closed',
 } as const
 
 const schemas = {
@@ -109,6 +112,7 @@ const schemas = {
   [EVENTS.engineStatus]: engineStatusSchema,
   [EVENTS.agentStats]: statsBatchSchema,
   [EVENTS.notify]: notificationSchema,
+  [EVENTS.whileClosed]: whileClosedSchema,
 }
 type Schemas = typeof schemas
 export type EventName = keyof Schemas

@@ -129,6 +129,22 @@ export const syncSummarySchema = z.object({
 })
 export type SyncSummary = z.infer<typeof syncSummarySchema>
 
+/** What the engine found at its start, for every project: agents that ended with no engine watching, re-attached, recovered. */
+export const whileClosedSchema = z.object({
+  at: z.string(),
+  projects: z.array(syncSummarySchema.extend({
+    agents: z.array(z.object({
+      agentId: z.string(),
+      outcome: z.string(),
+      status: z.string(),
+      exitCode: z.number().nullish(),
+      detail: z.string().optional(),
+      recovery: z.string().optional(),
+    })).nullish(),
+  })).nullish(),
+})
+export type WhileClosed = z.infer<typeof whileClosedSchema>
+
 export const notificationSchema = z.object({
   level: z.string(),
   kind: z.string().optional(),

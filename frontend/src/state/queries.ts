@@ -3,9 +3,10 @@
 import {useEffect} from 'react'
 import {useQueries, useQuery, useQueryClient, type QueryClient} from '@tanstack/react-query'
 import {toast} from 'sonner'
-import {api, EVENTS, getEngine, onEvent, type Agent, type EngineStatus, type Project, type StatsBatch, type SyncSummary} from '../api'
+import {api, EVENTS, getEngine, onEvent, type Agent, type EngineStatus, type Project, type StatsBatch, type SyncSummary, type WhileClosed} from '../api'
 import {feedOf, type FeedEntry} from '../lib/feed'
 import {countGroups} from '../lib/groups'
+import {repeats} from '../lib/whileClosed'
 
 export const keys = {
   projects: ['projects'] as const,
@@ -16,6 +17,7 @@ export const keys = {
   feed: (projectId: string) => ['feed', projectId] as const,
   sandbox: ['sandbox'] as const,
   mcpConfig: ['mcpConfig'] as const,
+  whileClosed: ['whileClosed'] as const,
   statsHistory: (projectId: string, agentId: string, startedAt: string) => ['statsHistory', projectId, agentId, startedAt] as const,
 }
 
@@ -23,6 +25,12 @@ export const keys = {
 export const FEED_EVENTS = 400
 /** Events read for one agent's runs and events tab. */
 export const AGENT_EVENTS = 500
+
+/** What the engine found at its start, for every project (null while it loads them; then pushed as engine:while-closed). */
+export function useWhileClosed() {
+  return useQuery({queryKey: keys.whileClosed, queryFn: async () => (await api.projects.whileClosed()) ?? null, retry: false,
+    staleTime: Infinity}) // pushed when it changes; read again with everything when the engine changes
+}
 
 /** Which engine the window talks to (pushed as engine:status when it changes). */
 export function useEngineStatus() {
@@ -198,7 +206,10 @@ export function useEngineEvents() {
         void qc.invalidateQueries({queryKey: keys.agents(sum.projectId)})
         void qc.invalidateQueries({queryKey: keys.projects})
         const text = summarize(sum)
-        if (text) toast.info(text, {id: `synced-${sum.projectId}`})
+        // The first load after a start repeats the while-closed summary, which says it for every project at once.
+        if (text && !repeats(qc.getQueryData<WhileClosed | null>(keys.whileClosed), sum.projectId, sum.counts)) {
+          toast.info(text, {id: `synced-${sum.projectId}`})
+        }
       }),
       onEvent(EVENTS.projectState, (view) => {
         // The pause and queue fields at once; the counts come with the refetch.
@@ -212,6 +223,7 @@ export function useEngineEvents() {
         void qc.invalidateQueries({queryKey: keys.projects})
       }),
       onEvent(EVENTS.agentStats, (batch) => applyStats(qc, batch)),
+      onEvent(EVENTS.whileClosed, (w) => qc.setQueryData(keys.whileClosed, w)),
       onEvent(EVENTS.engineStatus, (st) => {
         qc.setQueryData(keys.engine, st)
         // Another engine, or one of its own now: everything is fetched again.
