@@ -6,6 +6,7 @@ import {EnvRows} from './EnvRows'
 import {localErrors, specOf, valuesOf, type FormErrors} from './formSpec'
 import {CLAUDE, CODEX, EMPTY, fieldOf, PRESETS, presetValues, PROFILES, takesPrompt, type FormValues} from './presets'
 import {SandboxFields} from './SandboxFields'
+import {SilenceFields} from './SilenceFields'
 
 interface Props {
   projectId: string
@@ -135,6 +136,7 @@ export function AgentForm({projectId, projectPath, editing, onDone, onCancel}: P
         <label>Timeout (s, 0 = none)<input {...field('timeoutSec')} inputMode="numeric"/>{err('timeoutSec')}</label>
         <label>Stop grace (s)<input {...field('graceSec')} inputMode="numeric"/>{err('graceSec')}</label>
       </div>
+      <SilenceFields values={v} profile={v.profile} projectId={projectId} onChange={set}/>
       <label className="check">
         <input type="checkbox" checked={v.keepAlive} onChange={(e) => set({keepAlive: e.target.checked})}/>
         Keep alive (restart when it dies, with backoff)

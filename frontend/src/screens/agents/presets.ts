@@ -22,12 +22,15 @@ export interface FormValues extends SandboxValues {
   mcp: boolean
   /** The `--mcp-config` value the agent had, kept if a fresh one cannot be had. */
   mcpValue: string
+  /** The silence check (default on) and what a silent agent gets ('' the profile's default). */
+  staleCheck: boolean
+  onStale: string
 }
 
 export const EMPTY: FormValues = {
   id: '', name: '', command: '', args: '', cwd: '', profile: 'generic', resumeArgs: '',
   env: [], timeoutSec: '0', graceSec: '10', keepAlive: false, autoStartOnRestore: false, prompt: '', model: '',
-  mcp: false, mcpValue: '', ...UNSANDBOXED,
+  mcp: false, mcpValue: '', staleCheck: true, onStale: '', ...UNSANDBOXED,
 }
 
 export const CLAUDE_INSTALL = 'npm install -g @anthropic-ai/claude-code'
