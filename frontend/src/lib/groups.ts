@@ -94,8 +94,16 @@ function runMs(a: Agent, now: number): number {
   return stop === null ? -1 : stop - start
 }
 
-export const runsOf = (a: Agent) =>
-  a.totals?.runs ?? (a.startedAt ? 1 + a.restartCount + a.resumeCount : 0)
+/**
+ * How many runs the agent started: what its events show (seen) when known,
+ * never fewer than its record proves (a start, its restarts and resumes,
+ * the runs that reported figures). The list's Runs column and the detail's
+ * run picker both count this way. 0: never run.
+ */
+export function runsOf(a: Agent, seen = 0): number {
+  if (!a.startedAt) return 0
+  return Math.max(seen, a.totals?.runs ?? 0, 1 + a.restartCount + a.resumeCount)
+}
 export const costOf = (a: Agent) => a.totals?.costUsd ?? a.lastResult?.costUsd ?? undefined
 /** The latest CPU and memory sample of a running agent; undefined for one not running. */
 export const statsOf = (a: Agent) => (LIVE.has(a.status) ? a.stats ?? undefined : undefined)

@@ -73,7 +73,7 @@ export function statusView(a: Agent): StatusView {
 /** Run time: live for a running agent, start→stop for an ended one, "unknown" where it is. */
 export function runtimeText(a: Agent, now = Date.now()): string {
   const start = parseTime(a.startedAt)
-  if (start === null) return a.status === 'not_started' ? '—' : 'unknown'
+  if (start === null) return '—' // never run
   if (LIVE.has(a.status)) return duration(now - start)
   const stop = parseTime(a.stoppedAt)
   if (stop === null || stop < start) return 'unknown'

@@ -6,6 +6,7 @@ import {toast} from 'sonner'
 import {api, EVENTS, getEngine, onEvent, type Agent, type EngineStatus, type Project, type StatsBatch, type SyncSummary, type WhileClosed} from '../api'
 import {feedOf, type FeedEntry} from '../lib/feed'
 import {countGroups} from '../lib/groups'
+import {runCounts} from '../lib/runs'
 import {repeats} from '../lib/whileClosed'
 
 export const keys = {
@@ -110,15 +111,28 @@ export function useAgentEvents(projectId: string, agentId: string) {
   })
 }
 
+interface ProjectFeed {
+  entries: FeedEntry[]
+  /** Runs started per agent, counted from the same events (the newest FEED_EVENTS of the project). */
+  runs: Record<string, number>
+}
+
+async function projectFeed(projectId: string): Promise<ProjectFeed> {
+  const events = await api.agents.events(projectId, '', FEED_EVENTS) ?? []
+  return {entries: feedOf(events, projectId), runs: runCounts(events)}
+}
+
 /** The activity feed of these projects, one query each (newest first within each). */
 export function useFeeds(projects: readonly Project[]): {projectId: string; entries: FeedEntry[]}[] {
   return useQueries({
-    queries: projects.map((p) => ({
-      queryKey: keys.feed(p.id),
-      queryFn: async () => feedOf(await api.agents.events(p.id, '', FEED_EVENTS) ?? [], p.id),
-    })),
-    combine: (results) => results.map((r, i) => ({projectId: projects[i].id, entries: r.data ?? []})),
+    queries: projects.map((p) => ({queryKey: keys.feed(p.id), queryFn: () => projectFeed(p.id)})),
+    combine: (results) => results.map((r, i) => ({projectId: projects[i].id, entries: r.data?.entries ?? []})),
   })
+}
+
+/** Runs started per agent of the project, from its recent events (the list's Runs column). */
+export function useRunCounts(projectId: string): Record<string, number> {
+  return useQuery({queryKey: keys.feed(projectId), queryFn: () => projectFeed(projectId), select: (f) => f.runs}).data ?? {}
 }
 
 /** Invalidates a project's query at most every half second, however many events arrive. */

@@ -29,9 +29,11 @@ function statsTitle(a: Agent): string {
 }
 
 /** The runs cell's tooltip: every counter, in words. */
-export function runsTitle(a: Agent): string {
+export function runsTitle(a: Agent, seen = 0): string {
+  const n = runsOf(a, seen)
+  if (!n) return 'Never run'
   const lines = [
-    `${runsOf(a)} run${runsOf(a) === 1 ? '' : 's'}${a.totals?.runs == null ? ' (counted from restarts and resumes)' : ''}`,
+    `${n} run${n === 1 ? '' : 's'} started`,
     `${a.restartCount} keep-alive restart${a.restartCount === 1 ? '' : 's'}${a.restartFailureCount ? ` (${a.restartFailureCount} failed in a row)` : ''}`,
     `${a.resumeCount} resume${a.resumeCount === 1 ? '' : 's'} in all; ${a.autoResumeCount} automatic since the last start by hand`,
   ]
@@ -46,7 +48,7 @@ function whenCell(a: Agent, now: number): {text: string; title: string} {
     `Created ${exact(a.createdAt)}`,
   ].filter(Boolean).join('\n')
   const t = isLive(a) || !a.stoppedAt ? a.startedAt : a.stoppedAt
-  return {text: t ? ago(t, now) : '—', title}
+  return {text: t && a.startedAt ? ago(t, now) : '—', title: a.startedAt ? title : `Never run\n${title}`}
 }
 
 interface Props {
@@ -57,10 +59,12 @@ interface Props {
   onSelect: (id: string) => void
   /** The columns shown (all when not given). */
   cols?: ReadonlySet<ColumnId>
+  /** Runs its recent events show (the Runs column counts them, as the detail's run picker does). */
+  seenRuns?: number
 }
 
 /** One agent on one line: name and id, status with its reason, activity, times, runs, cost, actions. */
-export const AgentRow = memo(function AgentRow({agent: a, now, selected, cursor, onSelect, cols}: Props) {
+export const AgentRow = memo(function AgentRow({agent: a, now, selected, cursor, onSelect, cols, seenRuns = 0}: Props) {
   const has = (c: ColumnId) => !cols || cols.has(c)
   const v = statusView(a)
   // "Process exited with code 3" says no more than "exit code 3" on a crowded line; the tooltip has it all.
@@ -102,8 +106,8 @@ export const AgentRow = memo(function AgentRow({agent: a, now, selected, cursor,
       </td>
       <td className="c-runtime num" title={has('when') ? undefined : when.title}>{runtimeText(a, now)}</td>
       {has('when') && <td className="c-when" title={when.title}>{when.text}</td>}
-      <td className="c-runs num" title={runsTitle(a)}>
-        {runsOf(a)}{a.autoResumeCount > 0 && <span className="auto"> · {a.autoResumeCount}↻</span>}
+      <td className="c-runs num" title={runsTitle(a, seenRuns)}>
+        {runsOf(a, seenRuns) || <span className="muted">—</span>}{a.autoResumeCount > 0 && <span className="auto"> · {a.autoResumeCount}↻</span>}
       </td>
       {has('cost') && <td className="c-cost num" title={costTitle || 'No cost reported'}>{money(cost) || <span className="muted">—</span>}</td>}
       {has('cpu') && <td className="c-cpu num" title={usage}>{cpuText(stats?.cpuPercent)}</td>}

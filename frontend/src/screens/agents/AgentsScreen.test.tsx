@@ -109,6 +109,17 @@ describe('AgentsScreen', () => {
     expect(api.agents.ack).toHaveBeenCalledWith('p1', 'bad2')
   })
 
+  it('the Runs column and the detail’s run picker count the same runs', async () => {
+    const ev = (time: number, from: string, to: string) => ({time: at(time), event: 'transition', agentId: 'web', from, to})
+    vi.mocked(api.agents.events).mockResolvedValue([ev(300, 'not_started', 'spawning'), ev(299, 'spawning', 'running'),
+      ev(200, 'running', 'completed'), ev(100, 'completed', 'spawning'), ev(99, 'spawning', 'running')])
+    useUI.setState({agentId: 'web'})
+    renderScreen()
+    const picker = await screen.findByRole('combobox', {name: 'Jump to a run'})
+    expect(picker.querySelector('option[value=""]')).toHaveTextContent('2 runs — jump to…')
+    await vi.waitFor(() => expect(document.querySelector('tr[data-agent="web"] td.c-runs')).toHaveTextContent(/^2$/))
+  })
+
   it('the chips show one group; Stop all counts agents waiting to restart', async () => {
     renderScreen()
     await screen.findByText('web')

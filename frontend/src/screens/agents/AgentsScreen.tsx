@@ -2,7 +2,7 @@ import {useEffect, useMemo} from 'react'
 import {errorMessage, api, type Project} from '../../api'
 import {countGroups, filterAgents, GROUP_LABELS, GROUPS, groupAgents, stoppable} from '../../lib/groups'
 import {useQueryClient} from '@tanstack/react-query'
-import {upsertAgent, useAgents, useWatchProject} from '../../state/queries'
+import {upsertAgent, useAgents, useRunCounts, useWatchProject} from '../../state/queries'
 import {useUI} from '../../state/ui'
 import {AgentDetail} from '../detail/AgentDetail'
 import {Bell} from '../feed/FeedPanel'
@@ -18,6 +18,7 @@ export function AgentsScreen({project}: {project: Project}) {
   const {data: agents = [], isLoading, error} = useAgents(project.id)
   const counts = useMemo(() => countGroups(agents), [agents])
   const shown = useMemo(() => shownFor(agents), [agents])
+  const runs = useRunCounts(project.id)
   useWatchProject(project.id) // CPU and memory are sampled while the project is shown
   const grouped = useMemo(() => groupAgents(filterAgents(agents, filter, chips), sort), [agents, filter, chips, sort])
   // The rows in the order shown, for ↑/↓.
@@ -94,7 +95,7 @@ export function AgentsScreen({project}: {project: Project}) {
       {agents.length > 0 && (
         <div className="list-wrap">
           <AgentList groups={grouped} selectedId={agentId} cursorId={cursorId} onSelect={selectAgent}
-            sort={sort} onSort={sortBy} collapsed={collapsed} onToggle={toggleCollapsed} shown={shown}/>
+            sort={sort} onSort={sortBy} collapsed={collapsed} onToggle={toggleCollapsed} shown={shown} runs={runs}/>
           {listed === 0 && <p className="muted empty-filter">No agent matches the filter.</p>}
         </div>
       )}

@@ -3,7 +3,7 @@ import type {Agent} from '../../api'
 import {LockIcon} from '../../components/Icons'
 import {grantsTitle} from '../../lib/sandbox'
 import {placeMarkers, runsFromEvents, runTitle} from '../../lib/runs'
-import {attentionReason} from '../../lib/groups'
+import {attentionReason, runsOf} from '../../lib/groups'
 import {isLive} from '../../lib/status'
 import {clock} from '../../lib/time'
 import {useAgentEvents, useSettings} from '../../state/queries'
@@ -95,7 +95,7 @@ export function AgentDetail({agent, onClose}: {agent: Agent; onClose: () => void
             {runs.length > 0 && (
               <select aria-label="Jump to a run" className="run-picker" value=""
                 onChange={(e) => setJump({seq: (jump?.seq ?? 0) + 1, run: Number(e.target.value)})}>
-                <option value="" disabled>{runs.length} run{runs.length === 1 ? '' : 's'} — jump to…</option>
+                <option value="" disabled>{runsOf(agent, runs.length)} run{runsOf(agent, runs.length) === 1 ? '' : 's'} — jump to…</option>
                 {runs.slice().reverse().map((r) => (
                   <option key={r.n} value={r.n} disabled={!markers.some((m) => m.run.n === r.n)}>
                     {runTitle(r)} · {clock(r.startedAt)}
