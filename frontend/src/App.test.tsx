@@ -1,7 +1,7 @@
 import {act, cleanup, render, screen} from '@testing-library/react'
 import {QueryClient, QueryClientProvider} from '@tanstack/react-query'
 import {beforeEach, describe, expect, it, vi} from 'vitest'
-import {api, type EventName, type WhileClosed} from './api'
+import {api, getEngine, type EventName, type WhileClosed} from './api'
 import App from './App'
 import {summarize} from './state/queries'
 import {useUI} from './state/ui'
@@ -13,6 +13,7 @@ vi.mock('./api', async (orig) => {
   const real = await orig<typeof import('./api')>()
   return {
     ...real,
+    getEngine: vi.fn(),
     api: {
       projects: {list: vi.fn(), select: vi.fn(), pickFolder: vi.fn(), add: vi.fn(), whileClosed: vi.fn()},
       agents: {list: vi.fn(), events: vi.fn(), watch: vi.fn(() => Promise.resolve())},
@@ -48,6 +49,7 @@ describe('App', () => {
     useUI.setState({projectId: null, agentId: null, dialog: null})
     vi.mocked(api.projects.select).mockResolvedValue({projectId: 'p1', total: 0, counts: {}, agents: []})
     vi.mocked(api.projects.whileClosed).mockResolvedValue(null)
+    vi.mocked(getEngine).mockResolvedValue({state: 'embedded', url: 'http://127.0.0.1:1', pid: 1, dataDir: '/d'})
     localStorage.clear()
   })
 
@@ -155,6 +157,33 @@ describe('App', () => {
     expect(Number(toaster().style.zIndex)).toBeLessThan(overlayZ)
     act(() => useUI.getState().close())
     await vi.waitFor(() => expect(toaster().style.zIndex).toBe(''))
+  })
+
+  it('"the engine went away" is said once, by the banner, not again by every view that cannot load', async () => {
+    const gone = 'The engine (pid 4242) went away: connection refused'
+    vi.mocked(getEngine).mockResolvedValue({state: 'lost', url: '', pid: 4242, dataDir: '', message: gone})
+    vi.mocked(api.projects.list).mockResolvedValue([project])
+    vi.mocked(api.agents.list).mockRejectedValue(gone)
+    renderApp()
+    await screen.findByText('The engine this window was attached to went away')
+    await new Promise((r) => setTimeout(r, 50))
+    expect(document.body.textContent!.match(/went away/g)).toHaveLength(1)
+    expect(screen.getByRole('alert')).toHaveTextContent('pid 4242: connection refused')
+  })
+
+  it('Ctrl+A outside a text field selects nothing; in one it selects its text', async () => {
+    vi.mocked(api.projects.list).mockResolvedValue([project])
+    vi.mocked(api.agents.list).mockResolvedValue([agent({id: 'web', projectId: 'p1'})])
+    renderApp()
+    await screen.findByText('web')
+    const press = (target: Element) => {
+      const e = new KeyboardEvent('keydown', {key: 'a', ctrlKey: true, bubbles: true, cancelable: true})
+      target.dispatchEvent(e)
+      return e.defaultPrevented
+    }
+    expect(press(document.body)).toBe(true)
+    expect(press(document.querySelector('tr[data-agent="web"]')!)).toBe(true)
+    expect(press(screen.getByLabelText('Filter agents'))).toBe(false)
   })
 
   it('summarises a sync', () => {

@@ -100,7 +100,8 @@ export function engineText(st: EngineStatus | undefined): {text: string; detail?
       return {text: 'Attached to an engine', detail: `pid ${st.pid}${st.url ? ` · ${st.url}` : ''}`, tone: 'ok',
         title: `Another process runs the engine (\`shepherd serve\` or another window); this window is its client.\n${where}`}
     case 'lost':
-      return {text: 'The engine went away', detail: st.pid ? `pid ${st.pid}` : undefined, tone: 'bad', title: st.message || where}
+      // The banner above says it went away; here, only that none answers.
+      return {text: 'No engine', detail: st.pid ? `pid ${st.pid} gone` : undefined, tone: 'bad', title: st.message || where}
     case undefined:
       return {text: 'Engine: …', tone: 'warn', title: 'Asking the engine'}
   }

@@ -33,6 +33,10 @@ export function useWhileClosed() {
     staleTime: Infinity}) // pushed when it changes; read again with everything when the engine changes
 }
 
+/** No engine answers (the one attached to went away, or none started): the banner says so, once. */
+export const engineDown = (st?: EngineStatus) => st?.state === 'lost' || st?.state === 'none'
+export const useEngineDown = () => engineDown(useEngineStatus().data)
+
 /** Which engine the window talks to (pushed as engine:status when it changes). */
 export function useEngineStatus() {
   return useQuery({queryKey: keys.engine, queryFn: () => getEngine().catch((err: unknown): EngineStatus =>

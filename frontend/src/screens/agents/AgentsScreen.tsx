@@ -2,7 +2,7 @@ import {useEffect, useMemo} from 'react'
 import {errorMessage, api, type Project} from '../../api'
 import {countGroups, filterAgents, GROUP_LABELS, GROUPS, groupAgents, stoppable} from '../../lib/groups'
 import {useQueryClient} from '@tanstack/react-query'
-import {upsertAgent, useAgents, useRunCounts, useWatchProject} from '../../state/queries'
+import {upsertAgent, useAgents, useEngineDown, useRunCounts, useWatchProject} from '../../state/queries'
 import {useUI} from '../../state/ui'
 import {AgentDetail} from '../detail/AgentDetail'
 import {Bell} from '../feed/FeedPanel'
@@ -19,6 +19,7 @@ export function AgentsScreen({project}: {project: Project}) {
   const counts = useMemo(() => countGroups(agents), [agents])
   const shown = useMemo(() => shownFor(agents), [agents])
   const runs = useRunCounts(project.id)
+  const down = useEngineDown() // then the engine's banner says why nothing loads
   useWatchProject(project.id) // CPU and memory are sampled while the project is shown
   const grouped = useMemo(() => groupAgents(filterAgents(agents, filter, chips), sort), [agents, filter, chips, sort])
   // The rows in the order shown, for ↑/↓.
@@ -85,7 +86,7 @@ export function AgentsScreen({project}: {project: Project}) {
           <span className="muted keys" title="↑/↓ move · Enter opens · s starts or stops · a acknowledges · / filters · Esc closes">↑↓ Enter s a /</span>
         </div>
       )}
-      {error && <p className="field-error">{errorMessage(error)}</p>}
+      {error && !down && <p className="field-error">{errorMessage(error)}</p>}
       {!isLoading && agents.length === 0 && (
         <div className="empty-agents">
           <p>No agents in this project yet. An agent is a command Shepherd runs and watches — Claude Code or anything else.</p>

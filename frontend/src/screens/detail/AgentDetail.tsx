@@ -6,7 +6,7 @@ import {placeMarkers, runsFromEvents, runTitle} from '../../lib/runs'
 import {attentionReason, runsOf} from '../../lib/groups'
 import {isLive} from '../../lib/status'
 import {clock} from '../../lib/time'
-import {useAgentEvents, useSettings} from '../../state/queries'
+import {useAgentEvents, useEngineDown, useSettings} from '../../state/queries'
 import {AgentActions} from '../agents/AgentActions'
 import {StatusBadge} from '../agents/StatusBadge'
 import {AgentEvents} from './AgentEvents'
@@ -47,6 +47,7 @@ export function AgentDetail({agent, onClose}: {agent: Agent; onClose: () => void
   const staleSec = useSettings(agent.projectId).data?.staleThresholdSec
   const runs = useMemo(() => runsFromEvents(events, agent.id, staleSec), [events, agent.id, staleSec])
   const markers = useMemo(() => placeMarkers(runs, lines, starts), [runs, lines, starts])
+  const down = useEngineDown()
   const stream = agent.profile === 'claude-stream-json'
   const conversation = stream && !raw
 
@@ -118,7 +119,7 @@ export function AgentDetail({agent, onClose}: {agent: Agent; onClose: () => void
           </span>
         )}
       </div>
-      {tab === 'log' && error && <p className="field-error">{error}</p>}
+      {tab === 'log' && error && !down && <p className="field-error">{error}</p>}
       {tab === 'log' && (conversation
         ? <StreamView lines={lines} markers={markers} search={search} current={current} onMatches={onMatches} jump={jump}/>
         : <LogView lines={lines} markers={markers} search={search} current={current} onMatches={onMatches} jump={jump} wrap={wrap}/>)}
