@@ -10,7 +10,8 @@
 // In order: the window attached to `shepherd serve` (attach.mjs), which then
 // quits, and the window starts its own engine; the cockpit against that
 // embedded engine (below); pause, the run queue and a stale recovery
-// (pause.mjs); the sandbox, a Codex agent, and what runs cost and use (usage.mjs).
+// (pause.mjs); the sandbox, a Codex agent, and what runs cost and use (usage.mjs);
+// waiting for the user, acknowledge, crash loops and toasts over dialogs (attention.mjs).
 import {after, before, test} from 'node:test'
 import assert from 'node:assert/strict'
 import {mkdtempSync, readFileSync} from 'node:fs'
@@ -23,6 +24,7 @@ import {
 import {attachTests} from './attach.mjs'
 import {pauseTests} from './pause.mjs'
 import {usageTests} from './usage.mjs'
+import {attentionTests} from './attention.mjs'
 
 const project = mkdtempSync(join(tmpdir(), 'shepherd-e2e-project-'))
 const many = mkdtempSync(join(tmpdir(), 'shepherd-e2e-many-'))
@@ -281,3 +283,5 @@ test('30 agents: all 30 visible at 1280×800; no sideways scrolling at 1024×700
 pauseTests()
 
 usageTests()
+
+attentionTests()
