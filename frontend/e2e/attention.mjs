@@ -74,7 +74,7 @@ export function attentionTests() {
     const loop = inGroup('attention', 'loop').locator('[data-crash-loop]')
     await loop.waitFor({timeout: 60_000})
     console.log(`crash loop shown ${Date.now() - started} ms after the first start`)
-    assert.match(await loop.textContent(), /^crash loop · [5-9] in a row · (next try in \d+ s|restarting)$/)
+    assert.match(await loop.textContent(), /^crash loop ×[5-9]( · (retry in \d+ s|restarting))?$/)
     await row('loop').locator('.agent-name').click()
     await page.locator('section.detail [data-attention-line]', {hasText: /Needs you: crash loop/}).waitFor()
     await shots('crash-loop')
@@ -85,8 +85,11 @@ export function attentionTests() {
   })
 
   test('a toast never covers a dialog’s buttons; the buttons stay in view at 1024×700', async () => {
-    await api('POST', `/v1/projects/${project.id}/agents`, {id: 'oops', command: 'sh', args: ['-c', 'exit 3'], graceSec: 1})
-    await row('oops').waitFor()
+    // One failing agent per screenshot: a second failure of the same agent within a minute is coalesced, not toasted.
+    for (let i = 1; i <= 4; i++) {
+      await api('POST', `/v1/projects/${project.id}/agents`, {id: `oops-${i}`, command: 'sh', args: ['-c', 'exit 3'], graceSec: 1})
+    }
+    await row('oops-4').waitFor()
     let n = 0
     for (const [size, vp] of [['1280', WIDE], ['1024', NARROW]]) {
       await page.setViewportSize(vp)
@@ -97,8 +100,8 @@ export function attentionTests() {
         const dialog = page.getByRole('dialog', {name: 'New agent'})
         await dialog.getByRole('button', {name: 'Claude Code'}).click() // the tallest form
         // A failure while the dialog is open: its toast comes up.
-        await api('POST', `/v1/projects/${project.id}/agents/oops/start`)
-        await page.locator('[data-sonner-toast]', {hasText: /oops/}).first().waitFor()
+        await api('POST', `/v1/projects/${project.id}/agents/oops-${n + 1}/start`)
+        await page.locator('[data-sonner-toast]', {hasText: `oops-${n + 1}`}).first().waitFor()
         await sleep(400) // the toast's entrance
         for (const name of ['Cancel', 'Create agent', 'Create and start']) {
           const button = dialog.getByRole('button', {name, exact: true})

@@ -55,8 +55,8 @@ describe('App', () => {
 
   const closedSummary = (at: string): WhileClosed => ({at, projects: [
     {projectId: 'p1', total: 3, counts: {exited_while_closed: 1, reattached: 1}, agents: [
-      {agentId: 'tests', outcome: 'exited_while_closed', status: 'failed', exitCode: 3, recovery: 'mark_failed'},
-      {agentId: 'web', outcome: 'reattached', status: 'running'},
+      {agentId: 'tests', outcome: 'exited_while_closed', status: 'failed', exitCode: 3, recovery: 'failed'},
+      {agentId: 'web', outcome: 'reattached', status: 'running', recovery: 'keep'},
     ]},
     {projectId: 'p2', total: 1, counts: {unknown_exit: 1}, agents: [
       {agentId: 'job', outcome: 'unknown_exit', status: 'interrupted', detail: 'no process was recorded for this run'},

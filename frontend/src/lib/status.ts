@@ -106,7 +106,7 @@ export function activityText(a: Agent, now = Date.now()): string {
       case 'working': return 'working'
       case 'silent': return `silent ${since(act.since)}`.trim()
       case 'stale': return `stale · silent ${since(act.since)}`.trim()
-      case 'waiting': return waitingView(a, now)?.text ?? 'waiting'
+      case 'waiting': return `waiting ${since(act.since)}`.trim()
     }
     return act.state
   }
@@ -151,10 +151,10 @@ export function waitingView(a: Agent, now = Date.now()): WaitingView | null {
   return {text, needsYou: !!act.needsYou, title}
 }
 
-/** "crash loop · 5 in a row · next try in 8 s" for a keep-alive agent that keeps crashing; '' otherwise. */
+/** "crash loop ×5 · retry in 8 s" for a keep-alive agent that keeps crashing (short, for a row); '' otherwise. */
 export function crashLoopText(reason: string, a: Agent, now = Date.now()): string {
   if (!reason.startsWith('crash loop')) return ''
   const next = !LIVE.has(a.status) && a.nextRestartAt ? inTime(a.nextRestartAt, now) : ''
-  return [`crash loop`, `${a.restartFailureCount} in a row`, next && (next === 'now' ? 'restarting' : `next try ${next}`)]
+  return [`crash loop ×${a.restartFailureCount}`, next && (next === 'now' ? 'restarting' : `retry ${next}`)]
     .filter(Boolean).join(' · ')
 }

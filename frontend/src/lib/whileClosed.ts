@@ -33,10 +33,20 @@ export function countsText(counts: Record<string, number> | null | undefined): s
   return Object.entries(SHORT).filter(([k]) => (counts?.[k] ?? 0) > 0).map(([k, w]) => `${counts![k]} ${w}`).join(', ')
 }
 
-/** What was done about it: "auto-resumed", "marked completed from its log". */
+const RECOVERED: Record<string, string> = {
+  keep: '', // its status already says how it ended
+  completed: 'marked completed from its log',
+  failed: 'marked failed from its log',
+  resume: 'auto-resumed',
+  resume_limit: 'auto-resume limit reached',
+  stay_interrupted: 'left interrupted: it cannot be resumed',
+  restart: 'restarted',
+}
+
+/** What recovery did about it: "auto-resumed", "marked completed from its log"; '' when nothing worth saying. */
 export function recoveryText(o: Outcome): string {
   if (!o.recovery) return ''
-  return RECOVERY[o.recovery]?.[1] ?? o.recovery.replace(/_/g, ' ')
+  return RECOVERED[o.recovery] ?? RECOVERY[o.recovery]?.[1] ?? o.recovery.replace(/_/g, ' ')
 }
 
 /** Outcomes that are bad news (red); the others are told calmly. */

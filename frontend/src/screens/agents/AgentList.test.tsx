@@ -60,11 +60,12 @@ describe('AgentList', () => {
     const ask = row('ask').getByText('waiting: permission for Bash')
     expect(ask).toHaveClass('waiting', 'needs-you')
     expect(ask.closest('tbody')).toHaveAttribute('data-group', 'attention')
+    expect(row('ask').getByText('waiting 3 s').closest('td')).toHaveClass('act-you')
     const limited = row('limited').getByText(/^waiting: rate limit until /)
     expect(limited).toHaveClass('waiting', 'calm')
     expect(limited.closest('tbody')).toHaveAttribute('data-group', 'working')
     expect(limited.closest('td')).toHaveAttribute('title', expect.stringContaining('in 3 min'))
-    const ka = row('ka').getByText('crash loop · 5 in a row · next try in 32 s')
+    const ka = row('ka').getByText('crash loop ×5 · retry in 32 s')
     expect(ka.closest('tbody')).toHaveAttribute('data-group', 'attention')
   })
 

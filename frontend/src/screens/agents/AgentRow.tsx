@@ -93,16 +93,18 @@ export const AgentRow = memo(function AgentRow({agent: a, now, selected, cursor,
           {a.parent && <span className="agent-id" data-parent title={`created by agent ${a.parent}, which controls it`}>by {a.parent}</span>}
         </span>
       </td>
-      <td className="c-status" title={statusTitle}>
+      {/* Waiting and a crash loop say more than "running" or "failed": the icon stays, their words take the cell. */}
+      <td className={loop || waiting ? 'c-status compact' : 'c-status'} title={[statusTitle, waiting?.title].filter(Boolean).join('\n')}>
         <StatusBadge agent={a} withDetail={false}/>
-        {loop
-          ? <span className="status-detail crash-loop" data-crash-loop>{loop}</span>
-          : (restart || brief) && <span className="status-detail">{restart || brief}</span>}
-      </td>
-      <td className="c-activity" title={waiting?.title ?? (a.activity?.since ? `since ${exact(a.activity.since)}` : undefined)}>
         {waiting
           ? <span className={waiting.needsYou ? 'waiting needs-you' : 'waiting calm'} data-waiting={waiting.needsYou ? 'you' : 'calm'}>{waiting.text}</span>
-          : activity || (isRestarting(a) ? '' : <span className="muted">—</span>)}
+          : loop
+            ? <span className="status-detail crash-loop" data-crash-loop>{loop}</span>
+            : (restart || brief) && <span className="status-detail">{restart || brief}</span>}
+      </td>
+      <td className={waiting ? `c-activity ${waiting.needsYou ? 'act-you' : 'act-calm'}` : 'c-activity'}
+        title={waiting?.title ?? (a.activity?.since ? `since ${exact(a.activity.since)}` : undefined)}>
+        {activity || (isRestarting(a) ? '' : <span className="muted">—</span>)}
       </td>
       <td className="c-runtime num" title={has('when') ? undefined : when.title}>{runtimeText(a, now)}</td>
       {has('when') && <td className="c-when" title={when.title}>{when.text}</td>}

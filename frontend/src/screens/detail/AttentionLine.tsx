@@ -1,6 +1,6 @@
 import type {Agent} from '../../api'
 import {attentionReason} from '../../lib/groups'
-import {crashLoopText, waitingView} from '../../lib/status'
+import {waitingView} from '../../lib/status'
 import {useAcknowledge} from '../agents/AgentActions'
 import {useNow} from '../agents/AgentList'
 
@@ -14,10 +14,9 @@ export function AttentionLine({agent: a, error}: {agent: Agent; error?: string})
   const why = attentionReason(a, now)
   const waiting = waitingView(a, now)
   if (why) {
-    const loop = crashLoopText(why, a, now)
     return (
       <p className="attention-line needs-you" data-attention-line role={error ? 'alert' : undefined}>
-        <span title={`${loop || why}${error ? ` — ${error}` : ''}`}><strong>Needs you:</strong> {loop || why}{error && <span className="start-error"> — {error}</span>}</span>
+        <span title={`${why}${error ? ` — ${error}` : ''}`}><strong>Needs you:</strong> {why}{error && <span className="start-error"> — {error}</span>}</span>
         <button type="button" data-op="ack" onClick={() => void ack(a)}
           title="Seen it: take it out of Needs you until it needs you again; its history is kept (A)">Acknowledge</button>
       </p>
