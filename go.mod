@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/adrg/xdg v0.5.3
+	github.com/fsnotify/fsnotify v1.10.1
 	github.com/gen2brain/beeep v0.11.3
 	github.com/google/go-cmp v0.7.0
 	github.com/google/renameio/v2 v2.0.2

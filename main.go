@@ -1,12 +1,14 @@
 // Command shepherd is the Shepherd desktop app. With arguments it is the
-// command line (`shepherd serve`, `shepherd ls`, …); without (or with
-// --hidden), it opens the window.
+// command line (`shepherd ls`, …; `shepherd serve` runs the headless
+// engine, shepherd-engine, beside it); without (or with --hidden), it opens
+// the window, a client of that engine.
 package main
 
 import (
 	"embed"
 	"fmt"
 	"os"
+	"syscall"
 
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/menu"
@@ -24,13 +26,19 @@ var assets embed.FS
 func main() {
 	hidden := len(os.Args) == 2 && os.Args[1] == "--hidden"
 	if len(os.Args) > 1 && !hidden {
+		if os.Args[1] == "serve" {
+			execEngine()
+		}
 		os.Exit(cli.Run(os.Args[1:]))
 	}
 	checkDisplay()
+	app.PrepareSessionBus()
 
 	// One version for the window and the engine: set it with
 	// -ldflags "-X shepherd/backend/cli.Version=…".
 	a := app.New(cli.Version)
+	// Quit always quits: SIGINT, SIGTERM and SIGHUP quit as the menu does.
+	app.HandleSignals(a)
 	err := wails.Run(&options.App{
 		Title:       "Shepherd",
 		Width:       1280,
@@ -71,4 +79,22 @@ func appMenu(a *app.App) *menu.Menu {
 	sub.AddText("Quit Shepherd", keys.CmdOrCtrl("q"), func(*menu.CallbackData) { a.Quit() })
 	m.Append(menu.EditMenu())
 	return m
+}
+
+// execEngine replaces this process with the headless engine binary
+// (shepherd-engine, built without cgo) for `serve`, so that a daemon does not
+// carry GTK and WebKit. Without one it returns, and this binary serves.
+func execEngine() {
+	bin := cli.DefaultEnginePath()
+	fi, err := os.Stat(bin)
+	if err != nil || fi.IsDir() {
+		return
+	}
+	if self, err := os.Executable(); err == nil {
+		if sf, err := os.Stat(self); err == nil && os.SameFile(fi, sf) {
+			return
+		}
+	}
+	err = syscall.Exec(bin, append([]string{bin}, os.Args[1:]...), os.Environ())
+	fmt.Fprintf(os.Stderr, "shepherd: run the engine %s: %v; serving from this binary\n", bin, err)
 }

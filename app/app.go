@@ -5,7 +5,9 @@ package app
 
 import (
 	"context"
+	"os"
 	"sync"
+	"sync/atomic"
 
 	"github.com/rs/zerolog"
 	"github.com/wailsapp/wails/v2/pkg/runtime"
@@ -35,6 +37,17 @@ type App struct {
 	quitFn func(ctx context.Context)
 	hideFn func(ctx context.Context)
 
+	// quitting is set once the user (or a signal, or the engine) asked the
+	// app to quit: from then on a close is let through instead of hiding the
+	// window, since Wails routes its own quit through the before-close hook.
+	quitting     atomic.Bool
+	shuttingDown atomic.Bool // OnShutdown has begun
+	engineQuit   atomic.Bool // the engine asked this window to quit
+	deadlineOnce sync.Once
+	// exitFn ends the process when a quit does not end it in time (os.Exit);
+	// tests replace it.
+	exitFn func(code int)
+
 	mu         sync.Mutex // guards the fields below, set on start-up and read from other goroutines
 	ctx        context.Context
 	host       *cli.Host   // the embedded engine
@@ -52,7 +65,7 @@ type App struct {
 func New(version string) *App {
 	a := &App{version: version, emitFn: func(ctx context.Context, event string, data any) {
 		runtime.EventsEmit(ctx, event, data)
-	}, quitFn: runtime.Quit, hideFn: runtime.WindowHide}
+	}, quitFn: runtime.Quit, hideFn: runtime.WindowHide, exitFn: os.Exit}
 	a.Projects = &ProjectService{a}
 	a.Agents = &AgentService{a}
 	a.Logs = &LogService{a}
@@ -74,6 +87,10 @@ func (a *App) startup(ctx context.Context) {
 	a.mu.Lock()
 	a.ctx = ctx
 	a.mu.Unlock()
+	if a.quitting.Load() { // asked to quit before the window was up
+		a.quitFn(ctx)
+		return
+	}
 	a.startEngine()
 }
 
@@ -103,9 +120,14 @@ func (a *App) selectedProject() string {
 // OnBeforeClose is the hook for options.App.OnBeforeClose. Closing the
 // window hides it: the engine keeps supervising (stale checks, recovery,
 // notifications) until the user quits (the app menu's Quit Shepherd,
-// Ctrl/Cmd+Q, or `shepherd quit`). Launching Shepherd again shows it.
+// Ctrl/Cmd+Q, `shepherd quit`, or a signal). Launching Shepherd again shows
+// it. Wails calls this hook for its own quit too (runtime.Quit, and its
+// SIGINT/SIGTERM handler), so a quit asked for is let through.
 func OnBeforeClose(a *App) func(context.Context) bool {
 	return func(ctx context.Context) bool {
+		if a.quitting.Load() {
+			return false
+		}
 		a.hideFn(ctx)
 		return true // prevent the close
 	}

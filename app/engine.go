@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"os"
 	"time"
 
 	"shepherd/backend/api"
@@ -55,10 +57,46 @@ func (a *App) notifyNative(n notify.Notification) {
 	}
 }
 
-// startEngine runs the same engine and API as `shepherd serve` inside the
+// startEngine makes the window a client of the engine: the one that owns
+// the data folder (started by `shepherd serve`, at login, or by another
+// window), or else one it starts itself, detached — `shepherd-engine
+// serve`, a headless process built without cgo, which outlives the window
+// however the window ends. Without an engine binary (a test build, `wails
+// dev` without SHEPHERD_ENGINE) the engine runs inside the window.
+func (a *App) startEngine() {
+	if a.attach() == nil {
+		return
+	}
+	if bin := cli.DefaultEnginePath(); fileExists(bin) {
+		ctx, cancel := context.WithTimeout(context.Background(), engineStartTimeout)
+		_, err := cli.StartEngine(ctx, bin, paths.Default())
+		cancel()
+		if err == nil {
+			if err = a.attach(); err == nil {
+				return
+			}
+		}
+		a.mu.Lock()
+		a.engineErr = err
+		a.mu.Unlock()
+		a.emit(EventEngineStatus, a.status())
+		return
+	}
+	a.embedEngine()
+}
+
+// engineStartTimeout bounds the wait for a started engine to answer.
+const engineStartTimeout = 15 * time.Second
+
+func fileExists(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && !fi.IsDir()
+}
+
+// embedEngine runs the same engine and API as `shepherd serve` inside the
 // app. If another engine already owns the data folder, the window becomes
 // its client instead.
-func (a *App) startEngine() {
+func (a *App) embedEngine() {
 	h, err := cli.Start(context.Background(), cli.ServeOptions{Emitter: emitter{a}, Notifier: notify.Func(a.notifyNative),
 		OnQuit: a.quit})
 	if errors.Is(err, instance.ErrLocked) {
@@ -117,6 +155,10 @@ func (a *App) followRemote(ctx context.Context, r *api.Remote) {
 				if json.Unmarshal(ev.Data, &n) == nil {
 					a.notifyNative(n)
 				}
+			case cli.EventEngineQuit: // `shepherd quit`: the window goes with its engine
+				a.engineQuit.Store(true)
+				a.quit()
+				return nil
 			}
 			a.emit(ev.Name, json.RawMessage(ev.Data))
 			return nil
@@ -161,12 +203,19 @@ func (a *App) StartEngine() (EngineStatus, error) {
 	return st, nil
 }
 
-// quit ends the app (from the API's POST /v1/engine/quit: `shepherd quit`).
+// quit ends the app: the menu's Quit Shepherd, a signal, or the API's POST
+// /v1/engine/quit (`shepherd quit`). Before the window is up, start-up
+// sees the flag and quits at once.
 func (a *App) quit() {
+	a.quitting.Store(true)
+	a.armQuitDeadline()
 	if ctx := a.wailsContext(); ctx != nil {
 		a.quitFn(ctx)
 	}
 }
+
+// engineQuitTimeout bounds the window's request that its engine quit.
+const engineQuitTimeout = 1500 * time.Millisecond
 
 // OnShutdown is the hook for options.App.OnShutdown: the agents are stopped
 // if the preference says so, log follows end, the engine stops watching and
@@ -174,12 +223,24 @@ func (a *App) quit() {
 // attached to another engine only detaches from it.
 func OnShutdown(a *App) func(context.Context) {
 	return func(context.Context) {
+		a.shuttingDown.Store(true)
 		a.mu.Lock()
-		h, hub, stop := a.host, a.follow, a.stopRemote
+		h, hub, stop, r, lost := a.host, a.follow, a.stopRemote, a.remote, a.lost
 		a.host, a.follow, a.remote, a.stopRemote = nil, nil, nil, nil
 		a.mu.Unlock()
 		if stop != nil {
 			stop()
+		}
+		// Quit quits Shepherd, not only this window: the engine it talks to
+		// is asked to quit too (it applies the stop-on-quit preference),
+		// unless that engine is what asked.
+		if r != nil && lost == "" && a.quitting.Load() && !a.engineQuit.Load() {
+			ctx, cancel := context.WithTimeout(context.Background(), engineQuitTimeout)
+			if _, err := r.Client().JSON(ctx, http.MethodPost, "/v1/engine/quit", nil, nil); err != nil {
+				l := a.logger()
+				l.Warn().Err(err).Msg("quit: the engine did not answer; it keeps running")
+			}
+			cancel()
 		}
 		if hub != nil {
 			hub.Close()

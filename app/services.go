@@ -44,6 +44,9 @@ type ProjectInfo struct {
 	// What its agents' runs cost and used, summed, and the cost of today.
 	Totals    *store.RunFigures `json:"totals,omitempty"`
 	CostToday float64           `json:"costToday"`
+	// The daily budget (0: none), and whether today's cost reached it.
+	DailyBudgetUsd float64 `json:"dailyBudgetUsd,omitempty"`
+	BudgetHeld     bool    `json:"budgetHeld,omitempty"`
 }
 
 // NeedsAttention tells whether an agent's state wants a look: it failed,
@@ -81,7 +84,7 @@ func (s *ProjectService) List() ([]ProjectInfo, error) {
 	for _, v := range e.ProjectViews() {
 		info := ProjectInfo{Project: v.Project, Paused: v.Paused, PausedAt: v.PausedAt, PauseNote: v.PauseNote,
 			PauseProblem: v.PauseProblem, Live: v.Live, Queued: v.Queued, MaxRunning: v.MaxRunning, FolderMissing: v.FolderMissing,
-			Totals: v.Totals, CostToday: v.CostToday}
+			Totals: v.Totals, CostToday: v.CostToday, DailyBudgetUsd: v.DailyBudgetUsd, BudgetHeld: v.BudgetHeld}
 		p := v.Project
 		recs, ok := byProject[p.ID]
 		info.Loaded = ok || v.Loaded || s.a.selectedProject() == p.ID
@@ -357,6 +360,16 @@ func (s *AgentService) Unpause(projectID, agentID string) (*Agent, error) {
 		return nil, err
 	}
 	return agentOf(e.UnpauseAgent(context.Background(), projectID, agentID))
+}
+
+// AnswerBudget answers an agent's budget pause: "raise" the limit it
+// reached to limit (0: none), resume "once" past it, or "stop".
+func (s *AgentService) AnswerBudget(projectID, agentID, action string, limit float64) (*Agent, error) {
+	e, err := s.a.engine()
+	if err != nil {
+		return nil, err
+	}
+	return agentOf(e.AnswerBudget(context.Background(), projectID, agentID, action, limit))
 }
 
 // Events returns the last limit entries of the project's events.jsonl that

@@ -3,8 +3,8 @@
 # engine's data in a temporary folder, and Playwright (Debian's Chromium)
 # driving its browser server on :34115, which calls the real Go bindings.
 # `shepherd serve` is started first, with the same XDG folders, so the window
-# attaches to it (the tests check that, then make serve quit and have the
-# window start its own engine for the rest). Fails fast when wails dev panics
+# attaches to it (the tests check that, then stop serve and have the window
+# start an engine, the headless shepherd-engine, for the rest). Fails fast when wails dev panics
 # (it hangs instead of exiting when GTK cannot start) and always stops wails
 # dev's and serve's whole process groups.
 #
@@ -37,9 +37,10 @@ export PATH="$tmp/bin:$PATH" FAKE_CLAUDE_MODE=success FAKE_CLAUDE_RECORD="$tmp/f
 (cd "$ROOT" && go build -o "$tmp/bin/codex" ./backend/supervisor/testdata/fakecodex)
 export FAKE_CODEX_MODE=success FAKE_CODEX_RECORD="$tmp/fakecodex.jsonl"
 
-# The CLI (and `serve`): the same binary without the window.
-(cd "$ROOT" && go build -o "$tmp/bin/shepherd" .)
-export SHEPHERD_BIN="$tmp/bin/shepherd"
+# The headless engine, which is also the CLI: `serve` here, and the one the
+# window starts (SHEPHERD_ENGINE) after serve is gone.
+build_engine "$tmp/bin"
+export SHEPHERD_BIN="$tmp/bin/shepherd-engine" SHEPHERD_ENGINE="$tmp/bin/shepherd-engine"
 
 if curl -s -o /dev/null "http://localhost:34115/" 2>/dev/null; then
 	die "something already listens on :34115 (another wails dev?)"
@@ -59,6 +60,8 @@ cleanup() {
 	local rc=$?
 	# serve quits during the tests; if it did not, stop it (its group only).
 	[[ -n "$serve_pid" ]] && stop_group "$serve_pid"
+	# The engine the window started then, in a session of its own.
+	quit_engine "$SHEPHERD_BIN"
 	if [[ -n "$dev_pid" ]]; then
 		# wails dev, Xvfb, the app and vite: the whole session we started.
 		kill -TERM -- "-$dev_pid" 2>/dev/null || true

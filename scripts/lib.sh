@@ -12,8 +12,8 @@ BUILD_DEBS=(libgtk-3-dev libwebkit2gtk-4.1-dev pkg-config build-essential xvfb x
 # measures a screenshot (imagemagick); dbus-launch (dbus-x11) lets the
 # notification test prove that no stray dbus-daemon is started without a
 # session bus (without it the library cannot start one, and the test would
-# prove nothing).
-TEST_DEBS=(chromium x11-utils imagemagick dbus-x11)
+# prove nothing); the quit check presses Ctrl+Q in the window (xdotool).
+TEST_DEBS=(chromium x11-utils imagemagick dbus-x11 xdotool)
 
 log() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
@@ -59,13 +59,40 @@ build_app() {
 	if [[ -e "$ROOT/frontend/node_modules/.shepherd-installed" ]]; then
 		touch "$ROOT/frontend/node_modules/.shepherd-installed"
 	fi
-	log "building shepherd-shim"
+	log "building shepherd-shim and shepherd-engine"
 	build_shim "$(dirname "$(app_bin)")"
+	build_engine "$(dirname "$(app_bin)")"
 }
 
 # build_shim DIR builds the shim helper into DIR.
 build_shim() {
 	(cd "$ROOT" && CGO_ENABLED=0 go build -o "$1/shepherd-shim" ./backend/shim/cmd/shepherd-shim)
+}
+
+# build_engine DIR builds the headless engine (no cgo: no GTK, no WebKit) into
+# DIR; the window starts it, and SHEPHERD_ENGINE points elsewhere at one.
+build_engine() {
+	(cd "$ROOT" && CGO_ENABLED=0 go build -o "$1/shepherd-engine" ./backend/cli/cmd/shepherd-engine)
+}
+
+# quit_engine BIN asks the engine of this XDG_RUNTIME_DIR to quit (BIN is a
+# shepherd binary), then ends it with SIGTERM if it still runs: a window
+# starts its engine in a session of its own, which a test's clean-up of its
+# own process group would miss.
+quit_engine() {
+	local file="${XDG_RUNTIME_DIR:?}/shepherd/engine.json" pid
+	[[ -s "$file" ]] || return 0
+	pid="$(sed -n 's/.*"pid": *\([0-9]*\).*/\1/p' "$file")"
+	"$1" quit >/dev/null 2>&1 || true
+	[[ -n "$pid" ]] || return 0
+	if kill -0 "$pid" 2>/dev/null; then
+		kill -TERM "$pid" 2>/dev/null || true
+	fi
+	for _ in $(seq 50); do
+		kill -0 "$pid" 2>/dev/null || return 0
+		sleep 0.1
+	done
+	kill -KILL "$pid" 2>/dev/null || true
 }
 
 # isolate_session_bus DIR keeps a test's app from auto-launching a D-Bus

@@ -61,6 +61,7 @@ step "build the app (wails build)" bash -c 'source scripts/lib.sh && build_app' 
 [[ " ${failed[*]} " == *" build the app (wails build) "* ]] && build_ok=false
 if $build_ok; then
 	step "window check (built app under Xvfb)" "$ROOT/scripts/window-check.sh"
+	step "quit check (every way to quit, built app under Xvfb)" "$ROOT/scripts/quit-check.sh"
 fi
 step "end-to-end browser tests (Playwright, wails dev)" "$ROOT/scripts/e2e.sh"
 # ---------------------------------------------------------------------------------

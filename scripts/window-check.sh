@@ -26,6 +26,7 @@ isolate_session_bus "$tmp"
 pids=()
 cleanup() {
 	local rc=$?
+	quit_engine "$bin"
 	for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
 	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
 	rm -rf "$tmp"

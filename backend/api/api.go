@@ -52,6 +52,7 @@ type Engine interface {
 	UnpauseProject(ctx context.Context, projectID string) error
 	PauseAgent(ctx context.Context, projectID, agentID string, now bool, note string) (*store.Record, error)
 	UnpauseAgent(ctx context.Context, projectID, agentID string) (*store.Record, error)
+	AnswerBudget(ctx context.Context, projectID, agentID, action string, limit float64) (*store.Record, error)
 	Look(projectID string, d time.Duration) error
 	StatsNow(projectID string) error
 	StatsHistory(projectID, agentID string) ([]store.Stats, error)
@@ -75,6 +76,13 @@ type Hooks interface {
 type PauseInput struct {
 	Note string `json:"note,omitempty"`
 	Now  bool   `json:"now,omitempty"` // skip the safe point
+}
+
+// BudgetInput is the body of POST …/budget: the user's answer to a budget
+// pause — raise (the limit reached, to Limit; 0 removes it), once or stop.
+type BudgetInput struct {
+	Action string  `json:"action"`
+	Limit  float64 `json:"limit,omitempty"`
 }
 
 // Options are the handler's settings beyond the engine and the token.
@@ -129,6 +137,7 @@ type handler struct {
 	eng   Engine
 	ids   Identities // nil: only the user's token is known
 	hooks Hooks      // nil: no agent's hooks are received
+	wt    Worktrees  // nil: the engine has no worktree agents
 	token []byte
 	opts  Options
 	mux   *http.ServeMux
@@ -141,6 +150,8 @@ func New(eng Engine, token string, opts Options) http.Handler {
 	h.ids, _ = eng.(Identities)
 	h.hooks, _ = eng.(Hooks)
 	h.handle("POST "+claudehooks.Path, h.claudeHook)
+	h.wt, _ = eng.(Worktrees)
+	h.worktreeRoutes()
 	h.handle("GET /v1/engine", h.engineStatus)
 	h.handle("GET /v1/whoami", h.whoami)
 	h.handle("GET /v1/engine/processes", h.allProcesses)
@@ -173,6 +184,7 @@ func New(eng Engine, token string, opts Options) http.Handler {
 	h.handle("POST /v1/projects/{project}/unpause", h.unpauseProject)
 	h.handle("POST /v1/projects/{project}/agents/{agent}/pause", h.pauseAgent)
 	h.handle("POST /v1/projects/{project}/agents/{agent}/unpause", h.unpauseAgent)
+	h.handle("POST /v1/projects/{project}/agents/{agent}/budget", h.answerBudget) // the user's alone: no agent raises its own budget
 	h.handle("PATCH /v1/projects/{project}", h.renameProject)
 	h.handle("DELETE /v1/projects/{project}", h.removeProject)
 	return h
@@ -376,6 +388,19 @@ func (h *handler) unpauseAgent(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, reveal(r, rec))
 }
 
+func (h *handler) answerBudget(w http.ResponseWriter, r *http.Request) {
+	var in BudgetInput
+	if !decodeBody(w, r, &in, false) {
+		return
+	}
+	rec, err := h.eng.AnswerBudget(r.Context(), r.PathValue("project"), r.PathValue("agent"), in.Action, in.Limit)
+	if err != nil {
+		writeEngineError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, reveal(r, rec))
+}
+
 func (h *handler) addProject(w http.ResponseWriter, r *http.Request) {
 	var in ProjectInput
 	if !decodeBody(w, r, &in, false) {
@@ -488,7 +513,17 @@ func (h *handler) removeAgent(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p, a := r.PathValue("project"), r.PathValue("agent")
-	if err := h.eng.RemoveAgent(r.Context(), p, a, force, deleteLog); err != nil {
+	o := supervisor.RemoveOptions{Force: force, DeleteLog: deleteLog}
+	if !h.removeOptions(w, r, &o) {
+		return
+	}
+	var err error
+	if h.wt != nil {
+		err = h.wt.Remove(r.Context(), p, a, o)
+	} else {
+		err = h.eng.RemoveAgent(r.Context(), p, a, force, deleteLog)
+	}
+	if err != nil {
 		writeEngineError(w, err)
 		return
 	}

@@ -132,6 +132,9 @@ func TestErrorKinds(t *testing.T) {
 		supervisor.ErrSandboxUnavailable: 422,
 		supervisor.ErrStopFailed:         500,
 		supervisor.ErrEngineLocked:       500,
+		supervisor.ErrWorktreeDirty:      409,
+		supervisor.ErrMergeConflict:      409,
+		supervisor.ErrWorktree:           422,
 	}
 	for _, kind := range supervisor.Kinds {
 		if _, ok := want[kind]; !ok {

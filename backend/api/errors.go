@@ -33,11 +33,14 @@ func StatusFor(err error) int {
 		errors.Is(err, supervisor.ErrTransition),
 		errors.Is(err, supervisor.ErrNotResumable),
 		errors.Is(err, supervisor.ErrNotPaused),
-		errors.Is(err, supervisor.ErrProjectHasAgents):
+		errors.Is(err, supervisor.ErrProjectHasAgents),
+		errors.Is(err, supervisor.ErrWorktreeDirty),
+		errors.Is(err, supervisor.ErrMergeConflict):
 		return http.StatusConflict
 	case errors.Is(err, supervisor.ErrPermissionDenied):
 		return http.StatusForbidden
-	case errors.Is(err, supervisor.ErrStartFailed), errors.Is(err, supervisor.ErrSandboxUnavailable):
+	case errors.Is(err, supervisor.ErrStartFailed), errors.Is(err, supervisor.ErrSandboxUnavailable),
+		errors.Is(err, supervisor.ErrWorktree):
 		return http.StatusUnprocessableEntity
 	default:
 		return http.StatusInternalServerError

@@ -222,6 +222,13 @@ func (f *fakeEngine) UnpauseAgent(ctx context.Context, projectID, agentID string
 	return f.agents[0], nil
 }
 
+func (f *fakeEngine) AnswerBudget(ctx context.Context, projectID, agentID, action string, limit float64) (*store.Record, error) {
+	if err := f.call("AnswerBudget"); err != nil {
+		return nil, err
+	}
+	return f.agents[0], nil
+}
+
 func (f *fakeEngine) Look(projectID string, d time.Duration) error { return f.call("Look") }
 func (f *fakeEngine) StatsNow(projectID string) error              { return f.call("StatsNow") }
 func (f *fakeEngine) StatsHistory(projectID, agentID string) ([]store.Stats, error) {

@@ -251,6 +251,10 @@ func (r *Remote) UnpauseAgent(ctx context.Context, projectID, agentID string) (*
 	return r.recordCall(ctx, http.MethodPost, agentPath(projectID, agentID, "unpause"), nil)
 }
 
+func (r *Remote) AnswerBudget(ctx context.Context, projectID, agentID, action string, limit float64) (*store.Record, error) {
+	return r.recordCall(ctx, http.MethodPost, agentPath(projectID, agentID, "budget"), BudgetInput{Action: action, Limit: limit})
+}
+
 func (r *Remote) Look(projectID string, d time.Duration) error {
 	// Asking for the stats is the look; its lease is the engine's default.
 	return r.call(bg, http.MethodGet, projectPath(projectID, "agents")+"?stats=true", nil, nil)

@@ -35,6 +35,13 @@ func reason(r *store.Record, now time.Time) string {
 	if act := r.Activity; act != nil && act.State == store.ActivityWaiting && act.NeedsYou && r.Status == lifecycle.Running {
 		return "waiting: " + act.Waiting
 	}
+	if r.BudgetPause != "" && r.Status == lifecycle.Paused {
+		// A budget asks: raise it, resume once, or stop.
+		if r.PauseNote != "" {
+			return r.PauseNote
+		}
+		return "budget reached"
+	}
 	if r.Stale && r.Status == lifecycle.Running {
 		return "silent, left running"
 	}

@@ -38,9 +38,10 @@ const (
 var errNoEngine = errors.New("no engine running — start the app or `shepherd serve`")
 
 // Run runs the CLI with args (os.Args[1:]) and returns the process exit code.
-// Ctrl-C or SIGTERM cancels what the verb is doing (and ends serve cleanly).
+// Ctrl-C, SIGTERM or SIGHUP (the terminal closed, logout) cancels what the
+// verb is doing (and ends serve cleanly).
 func Run(args []string) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	return Main(ctx, args, os.Stdout, os.Stderr)
 }
@@ -260,6 +261,9 @@ func lookup(name string) *command {
 	return nil
 }
 
+// helpWidth is the width every help text fits in (a terminal's 80 columns).
+const helpWidth = 80
+
 func printUsage(w io.Writer) {
 	fmt.Fprint(w, `Shepherd supervises long-running AI coding agents as durable processes.
 
@@ -267,21 +271,49 @@ Usage: shepherd <command> [arguments] [--json]
 
 Commands:
 `)
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	col := 0
 	for _, c := range commands {
-		fmt.Fprintf(tw, "  %s %s\t%s\n", c.name, c.args, c.summary)
+		col = max(col, len(c.name))
 	}
-	tw.Flush()
+	col += 4 // two spaces before, two after
+	for _, c := range commands {
+		for i, l := range wrap(c.summary, helpWidth-col) {
+			if i == 0 {
+				fmt.Fprintf(w, "  %-*s%s\n", col-2, c.name, l)
+			} else {
+				fmt.Fprintf(w, "%*s%s\n", col, "", l)
+			}
+		}
+	}
 	fmt.Fprint(w, `
-P is a project's id, name or path; A is an agent's id.
---json prints the API's raw JSON (for scripts). Exit codes: 0 done, 1 failed, 2 bad usage.
-Run 'shepherd help <command>' for a command's flags.
+P is a project's id, name or path; A is an agent's id. --json prints the
+API's raw JSON (for scripts). Exit codes: 0 done, 1 failed, 2 bad usage.
+Run 'shepherd help <command>' for a command's arguments and flags.
 `)
 }
 
 func printCommandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
-	fmt.Fprintf(w, "Usage: shepherd %s %s\n\n%s\n", c.name, c.args, c.summary)
-	var lines []string
+	// Alternative forms ("A  |  B") each get a line of their own.
+	for i, form := range strings.Split(c.args, "  |  ") {
+		lead := "Usage: "
+		if i > 0 {
+			lead = "       "
+		}
+		head := lead + "shepherd " + c.name + " "
+		for j, l := range wrapUsage(form, helpWidth-len(head)) {
+			if j == 0 {
+				fmt.Fprintf(w, "%s%s\n", head, l)
+			} else {
+				fmt.Fprintf(w, "%*s%s\n", len(head)+2, "", l)
+			}
+		}
+	}
+	fmt.Fprintln(w)
+	for _, l := range wrap(c.summary, helpWidth) {
+		fmt.Fprintln(w, l)
+	}
+	type flagHelp struct{ name, usage string }
+	var flags []flagHelp
 	fs.VisitAll(func(f *flag.Flag) {
 		arg := ""
 		if bf, ok := f.Value.(interface{ IsBoolFlag() bool }); !ok || !bf.IsBoolFlag() {
@@ -291,17 +323,71 @@ func printCommandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
 		if len(f.Name) == 1 {
 			prefix = "-"
 		}
-		lines = append(lines, fmt.Sprintf("  %s%s%s\t%s", prefix, f.Name, arg, f.Usage))
+		flags = append(flags, flagHelp{prefix + f.Name + arg, f.Usage})
 	})
-	sort.Strings(lines)
-	if len(lines) > 0 {
-		fmt.Fprintln(w, "\nFlags:")
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		for _, l := range lines {
-			fmt.Fprintln(tw, l)
-		}
-		tw.Flush()
+	sort.Slice(flags, func(i, j int) bool { return flags[i].name < flags[j].name })
+	if len(flags) == 0 {
+		return
 	}
+	fmt.Fprintln(w, "\nFlags:")
+	const col = 26 // a flag's words start here, or on the next line when the flag is longer
+	for _, f := range flags {
+		lines := wrap(f.usage, helpWidth-col)
+		if len(f.name)+4 > col {
+			fmt.Fprintf(w, "  %s\n", f.name)
+		} else {
+			fmt.Fprintf(w, "  %-*s%s\n", col-2, f.name, lines[0])
+			lines = lines[1:]
+		}
+		for _, l := range lines {
+			fmt.Fprintf(w, "%*s%s\n", col, "", l)
+		}
+	}
+}
+
+// wrapUsage wraps a usage line without breaking inside brackets
+// ("[-- OPTIONS…]" stays whole).
+func wrapUsage(form string, width int) []string {
+	var groups []string
+	depth := 0
+	for _, w := range strings.Fields(form) {
+		if depth > 0 && len(groups) > 0 {
+			groups[len(groups)-1] += "\u00a0" + w
+		} else {
+			groups = append(groups, w)
+		}
+		depth += strings.Count(w, "[") + strings.Count(w, "(") - strings.Count(w, "]") - strings.Count(w, ")")
+	}
+	lines := wrapWords(groups, width)
+	for i := range lines {
+		lines[i] = strings.ReplaceAll(lines[i], "\u00a0", " ")
+	}
+	return lines
+}
+
+// wrap breaks text into lines of at most width runes, at spaces; a word
+// longer than width gets a line of its own.
+func wrap(text string, width int) []string { return wrapWords(strings.Fields(text), width) }
+
+func wrapWords(words []string, width int) []string {
+	var lines []string
+	var cur []rune
+	for _, word := range words {
+		wr := []rune(word)
+		switch {
+		case len(cur) == 0:
+			cur = wr
+		case len(cur)+1+len(wr) <= width:
+			cur = append(append(cur, ' '), wr...)
+		default:
+			lines = append(lines, string(cur))
+			cur = wr
+		}
+	}
+	if len(cur) > 0 || len(lines) == 0 {
+		lines = append(lines, string(cur))
+	}
+	return lines
 }
 
 func flagArgName(name string) string {

@@ -44,8 +44,10 @@ func init() {
 			minPos: 1, maxPos: 1, setup: setupSettings},
 		{name: "stop", args: "P A [--grace SEC]", summary: "stop an agent: SIGTERM to its process group, SIGKILL after the grace",
 			minPos: 2, maxPos: 2, setup: setupStop},
-		{name: "rm", args: "P A [--force] [--delete-log]", summary: "remove an agent (--force stops a running one first)",
+		{name: "rm", args: "P A [--force] [--delete-log] [--keep|--merge|--discard]", summary: "remove an agent (--force: stop it first; a worktree: keep, merge or discard)",
 			minPos: 2, maxPos: 2, setup: setupRemove},
+		{name: "diff", args: "P A [--patch]", summary: "a worktree agent's changes against its base",
+			minPos: 2, maxPos: 2, setup: setupDiff},
 		{name: "stop-all", args: "P", summary: "stop every running agent of a project", minPos: 1, maxPos: 1, run: cmdStopAll},
 		{name: "logs", args: "P A [-n N] [-f]", summary: "print an agent's log (-f: keep printing what it writes, until Ctrl-C)",
 			minPos: 2, maxPos: 2, setup: setupLogs},
@@ -55,6 +57,8 @@ func init() {
 			minPos: 1, maxPos: 2, setup: setupPause},
 		{name: "unpause", args: "P [A]", summary: "resume a paused project (its paused agents go through the queue) or one paused agent",
 			minPos: 1, maxPos: 2, run: cmdUnpause},
+		{name: "budget", args: "P A [raise N|once|stop] [--usd N] [--turns N]", summary: "show or set an agent's budget, or answer a budget pause",
+			minPos: 2, maxPos: 4, setup: setupBudget},
 		{name: "mcp", args: "[install [--print]]", summary: "the MCP server on stdio, for coding agents to run and watch their processes through Shepherd; install adds it to Claude Code's .mcp.json here",
 			maxPos: 1, setup: setupMCP},
 		{name: "quit", summary: "ask the running engine (window or serve) to quit; agents keep running unless the stop-on-quit preference is on",
@@ -297,6 +301,9 @@ func (e *env) printRecord(r *store.Record) error {
 	if r.Status == "paused" && r.PausedAt != nil {
 		row("Paused", r.PausedAt.Local().Format("2006-01-02 15:04:05")+" "+r.PauseNote)
 	}
+	if r.MaxBudgetUsd > 0 || r.MaxTurns > 0 {
+		row("Budget", budgetText(r))
+	}
 	row("Desired", string(r.Desired))
 	row("Exit reason", string(r.ExitReason))
 	if r.ExitCode != nil || r.Signal != "" {
@@ -317,6 +324,7 @@ func (e *env) printRecord(r *store.Record) error {
 	}
 	row("Command", commandText(r.Command, r.Args))
 	row("Cwd", r.Cwd)
+	worktreeRows(row, r)
 	if len(r.Env) > 0 {
 		keys := make([]string, 0, len(r.Env))
 		for k := range r.Env {
@@ -377,9 +385,15 @@ func setupCreate(fs *flag.FlagSet) runFunc {
 	fs.Var(&grace, "grace", "seconds between SIGTERM and SIGKILL when stopping (default 10)")
 	fs.Var(&resumeArg, "resume-arg", "one argument of the resume command line, may hold {sessionId} (repeatable)")
 	fs.StringVar(&resumeArgs, "resume-args", "", "the resume arguments as one shell-quoted string")
-	fs.Var(&staleCheck, "stale-check", "check it for silence (default: on for claude-stream-json only)")
+	fs.Var(&staleCheck, "stale-check", "check it for silence: silent past the project's threshold with no CPU use (default: on)")
+	onStale := fs.String("on-stale", "", "what a silent agent gets: flag (Needs you, left running), restart, or resume (default: resume for Claude and Codex, flag for any other command)")
 	perms := fs.String("permissions", "", "run it sandboxed with these grants, comma-separated: @network, @write:/abs/folder (implies --sandbox)")
+	var maxUsd optUsd
+	var maxTurns optInt
+	fs.Var(&maxUsd, "max-budget-usd", "pause it when one run costs this many dollars")
+	fs.Var(&maxTurns, "max-turns", "pause it when one run takes this many turns")
 	sandboxed := fs.Bool("sandbox", false, "run it sandboxed: no network, no writes but its log, plus what --permissions grants")
+	wt := addWorktreeFlags(fs)
 	return func(e *env, pos, tail []string) error {
 		var pre *presets.Preset
 		if *preset != "" {
@@ -402,6 +416,13 @@ func setupCreate(fs *flag.FlagSet) runFunc {
 			TimeoutSec:         int(timeout),
 			GraceSec:           int(grace),
 			StaleCheck:         staleCheck.v,
+			OnStale:            *onStale,
+		}
+		if maxUsd.v != nil {
+			spec.MaxBudgetUsd = *maxUsd.v
+		}
+		if maxTurns.v != nil {
+			spec.MaxTurns = *maxTurns.v
 		}
 		if *sandboxed || *perms != "" {
 			tags := splitTags(*perms)
@@ -450,11 +471,16 @@ func setupCreate(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
+		if err := wt.apply(e, id, &spec, pre != nil); err != nil {
+			return err
+		}
 		var r store.Record
 		if human, err := e.fetch(http.MethodPost, projectURL(id, "agents"), spec, &r); !human {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "Created agent %s in project %s (%s)\n", r.ID, e.projectNames().of(r.ProjectID), r.Status)
+		fmt.Fprintf(e.stdout, "Created agent %s in project %s; not started yet (shepherd start %s %s).\n", r.ID,
+			e.projectNames().of(r.ProjectID), e.projectNames().of(r.ProjectID), r.ID)
+		printWorktreeMade(e.stdout, &r)
 		return nil
 	}
 }
@@ -476,7 +502,8 @@ func specOf(r *store.Record) supervisor.AgentSpec {
 	s := supervisor.AgentSpec{ID: r.ID, Name: r.Name, Command: r.Command, Args: r.Args, Env: r.Env, Cwd: r.Cwd,
 		Profile: r.Profile, ResumeArgs: r.ResumeArgs, CompletionPattern: r.CompletionPattern, ErrorPattern: r.ErrorPattern,
 		KeepAlive: r.KeepAlive, AutoStartOnRestore: r.AutoStartOnRestore, TimeoutSec: r.TimeoutSec, GraceSec: r.GraceSec,
-		StaleCheck: r.StaleCheck, Parent: r.Parent, StopWithParent: r.StopWithParent}
+		StaleCheck: r.StaleCheck, OnStale: r.OnStale, Parent: r.Parent, StopWithParent: r.StopWithParent}
+	s.MaxBudgetUsd, s.MaxTurns = r.MaxBudgetUsd, r.MaxTurns
 	if r.Sandbox != nil {
 		p := append([]string{}, r.Sandbox.Permissions...)
 		s.Permissions = &p
@@ -549,13 +576,13 @@ func agentAction(action string, say func(r store.Record) string) runFunc {
 
 var (
 	cmdStart = agentAction("start", func(r store.Record) string {
-		return fmt.Sprintf("Started %s (pid %s, %s)", r.ID, pidText(r.PID), r.Status)
+		return "Started " + r.ID + ": " + runText(&r) + "."
 	})
 	cmdAck = agentAction("ack", func(r store.Record) string {
 		return fmt.Sprintf("Acknowledged %s: it is %s and no longer needs you, until it fails again.", r.ID, r.Status)
 	})
 	cmdResume = agentAction("resume", func(r store.Record) string {
-		return fmt.Sprintf("Resumed %s (pid %s, session %s, %s)", r.ID, pidText(r.PID), r.SessionID, r.Status)
+		return fmt.Sprintf("Resumed %s, session %s: %s.", r.ID, dash(r.SessionID), runText(&r))
 	})
 )
 
@@ -629,6 +656,11 @@ var settingKeys = []struct{ name, doc string }{
 	{"maxRunning", "agents allowed to run at once (0: no limit)"},
 }
 
+// settingUsds are the settings in dollars.
+var settingUsds = []struct{ name, doc string }{
+	{"dailyBudgetUsd", "dollars the project's runs may cost a day (0: no limit)"},
+}
+
 var settingBools = []struct{ name, doc string }{
 	{"notifyNative", "native desktop notifications (true/false)"},
 	{"notifyCompletion", "notify when an agent completes (true/false)"},
@@ -639,6 +671,11 @@ func setupSettings(fs *flag.FlagSet) runFunc {
 	for _, k := range settingKeys {
 		ints[k.name] = &optInt{}
 		fs.Var(ints[k.name], k.name, k.doc)
+	}
+	usds := map[string]*optUsd{}
+	for _, k := range settingUsds {
+		usds[k.name] = &optUsd{}
+		fs.Var(usds[k.name], k.name, k.doc)
 	}
 	bools := map[string]*string{}
 	for _, k := range settingBools {
@@ -651,6 +688,11 @@ func setupSettings(fs *flag.FlagSet) runFunc {
 		}
 		change := map[string]any{}
 		for name, v := range ints {
+			if v.v != nil {
+				change[name] = *v.v
+			}
+		}
+		for name, v := range usds {
 			if v.v != nil {
 				change[name] = *v.v
 			}
@@ -685,6 +727,9 @@ func setupSettings(fs *flag.FlagSet) runFunc {
 		for _, k := range settingKeys {
 			fmt.Fprintf(tw, "%s\t%v\n", k.name, m[k.name])
 		}
+		for _, k := range settingUsds {
+			fmt.Fprintf(tw, "%s\t%v\n", k.name, m[k.name])
+		}
 		for _, k := range settingBools {
 			fmt.Fprintf(tw, "%s\t%v\n", k.name, m[k.name])
 		}
@@ -708,7 +753,7 @@ func setupStop(fs *flag.FlagSet) runFunc {
 		if human, err := e.fetch(http.MethodPost, agentURL(id, pos[1], "stop"), body, &r); !human {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "Stopped %s (%s, %s)\n", r.ID, r.Status, dash(string(r.ExitReason)))
+		fmt.Fprintf(e.stdout, "Stopped %s: %s.\n", r.ID, endText(&r))
 		return nil
 	}
 }
@@ -716,12 +761,16 @@ func setupStop(fs *flag.FlagSet) runFunc {
 func setupRemove(fs *flag.FlagSet) runFunc {
 	force := fs.Bool("force", false, "stop the agent first if it is running")
 	deleteLog := fs.Bool("delete-log", false, "delete its log too")
+	wt := addRemoveFlags(fs)
 	return func(e *env, pos, _ []string) error {
 		id, err := e.resolveProject(pos[0])
 		if err != nil {
 			return err
 		}
 		q := url.Values{}
+		if err := wt.query(q); err != nil {
+			return err
+		}
 		if *force {
 			q.Set("force", "true")
 		}
@@ -732,13 +781,18 @@ func setupRemove(fs *flag.FlagSet) runFunc {
 		if len(q) > 0 {
 			path += "?" + q.Encode()
 		}
-		if human, err := e.fetch(http.MethodDelete, path, nil, nil); !human {
+		human, err := e.fetch(http.MethodDelete, path, nil, nil)
+		if !human && askDiscard(e, err) {
+			q.Set("discardChanges", "true")
+			human, err = e.fetch(http.MethodDelete, agentURL(id, pos[1])+"?"+q.Encode(), nil, nil)
+		}
+		if !human {
 			return err
 		}
 		if *deleteLog {
-			fmt.Fprintf(e.stdout, "Removed %s and its log\n", pos[1])
+			fmt.Fprintf(e.stdout, "Removed %s and its log.\n", pos[1])
 		} else {
-			fmt.Fprintf(e.stdout, "Removed %s (its log was kept)\n", pos[1])
+			fmt.Fprintf(e.stdout, "Removed %s; its log was kept.\n", pos[1])
 		}
 		return nil
 	}
@@ -1166,6 +1220,30 @@ func statusText(r *store.Record) string {
 	return string(r.Status)
 }
 
+// runText says where a started agent is: "running, pid 4242", "queued,
+// 2nd in line", or its status.
+func runText(r *store.Record) string {
+	switch {
+	case r.Status == "queued" && r.QueuePosition > 0:
+		return "queued, " + ordinal(r.QueuePosition) + " in line"
+	case r.Status.Live() && r.PID > 0:
+		return fmt.Sprintf("%s, pid %d", r.Status, r.PID)
+	}
+	return string(r.Status)
+}
+
+// endText says how a stopped agent ended: "stopped", "failed (exit code 1)".
+func endText(r *store.Record) string {
+	s := string(r.Status)
+	switch {
+	case r.ExitCode != nil && *r.ExitCode != 0:
+		s += fmt.Sprintf(" (exit code %d)", *r.ExitCode)
+	case r.Signal != "" && r.Status != "stopped":
+		s += " (" + r.Signal + ")"
+	}
+	return s
+}
+
 func ordinal(n int) string {
 	suffix := "th"
 	switch {
@@ -1201,6 +1279,8 @@ func activityText(a *store.Activity, now time.Time) string {
 		return "busy · " + tool + since(a.ToolSince)
 	case store.ActivitySilent, store.ActivityStale:
 		return a.State + since(a.Since)
+	case store.ActivityWaiting:
+		return "waiting: " + a.Waiting
 	}
 	return a.State
 }

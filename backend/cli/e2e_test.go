@@ -98,7 +98,7 @@ func TestEndToEnd(t *testing.T) {
 	// POST /v1/projects/{project}/agents
 	out = ok(t, "create", "demo", "sleeper", "--env", "FOO=bar", "--grace", "1", "--name", "Sleepy",
 		"--", "sh", "-c", "echo started $FOO; exec sleep 60")
-	if !strings.Contains(out, "Created agent sleeper in project demo (not_started)") {
+	if !strings.Contains(out, "Created agent sleeper in project demo; not started yet (shepherd start demo sleeper).") {
 		t.Errorf("create: %q", out)
 	}
 	fails(t, 1, "Agent 'sleeper' already exists", "create", "demo", "sleeper", "--", "true")
@@ -162,7 +162,7 @@ func TestEndToEnd(t *testing.T) {
 
 	// POST …/start
 	out = ok(t, "start", "demo", "sleeper")
-	if !regexp.MustCompile(`^Started sleeper \(pid \d+, running\)`).MatchString(out) {
+	if !regexp.MustCompile(`^Started sleeper: running, pid \d+\.\n$`).MatchString(out) {
 		t.Errorf("start: %q", out)
 	}
 	fails(t, 1, "Agent 'sleeper' is already running", "start", "demo", "sleeper")
@@ -280,7 +280,7 @@ func TestEndToEnd(t *testing.T) {
 	// POST …/stop
 	sleeper := record(t, "demo", "sleeper")
 	out = ok(t, "stop", "demo", "sleeper", "--grace", "2")
-	if out != "Stopped sleeper (stopped, stopped_by_user)\n" {
+	if out != "Stopped sleeper: stopped.\n" {
 		t.Errorf("stop: %q", out)
 	}
 	if procid.Alive(sleeper.PID) {
@@ -292,7 +292,7 @@ func TestEndToEnd(t *testing.T) {
 	// DELETE …/{agent}
 	fails(t, 1, "The agent is running. Stop it before removing.", "rm", "demo", "ticker")
 	ticker := record(t, "demo", "ticker")
-	if out := ok(t, "rm", "demo", "ticker", "--force"); out != "Removed ticker (its log was kept)\n" {
+	if out := ok(t, "rm", "demo", "ticker", "--force"); out != "Removed ticker; its log was kept.\n" {
 		t.Errorf("rm --force: %q", out)
 	}
 	if procid.Alive(ticker.PID) {

@@ -3,6 +3,7 @@ package cli
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"shepherd/backend/api"
 	"shepherd/backend/paths"
@@ -113,4 +114,20 @@ func TestCreatePreset(t *testing.T) {
 	}
 	fails(t, ExitUsage, `unknown preset "aider" (presets: claude, codex)`, "create", "pr", "x", "--preset", "aider")
 	fails(t, ExitUsage, "the command to run is missing", "create", "pr", "y")
+}
+
+// Every help text fits a terminal's 80 columns: the command list and each
+// command's own help.
+func TestHelpFits80Columns(t *testing.T) {
+	check := func(what, text string) {
+		for _, l := range strings.Split(text, "\n") {
+			if n := utf8.RuneCountInString(l); n > 80 {
+				t.Errorf("%s: a line of %d columns:\n%s", what, n, l)
+			}
+		}
+	}
+	check("shepherd --help", ok(t, "--help"))
+	for _, c := range commands {
+		check("shepherd help "+c.name, ok(t, "help", c.name))
+	}
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -27,6 +26,10 @@ var _ api.Engine = (*supervisor.Engine)(nil)
 
 // ShimEnv names the environment variable that overrides the shim's path.
 const ShimEnv = "SHEPHERD_SHIM"
+
+// EventEngineQuit is the event the engine sends its clients when it was
+// asked to quit (`shepherd quit`, a window's Quit): the windows close.
+const EventEngineQuit = "engine:quit"
 
 // ServeOptions configure a Host. Zero values are the defaults of
 // `shepherd serve`.
@@ -116,6 +119,9 @@ func Start(ctx context.Context, opts ServeOptions) (_ *Host, err error) {
 		Emitter:  h.Bus,
 		Notifier: opts.Notifier,
 		Logger:   h.Logger,
+		// Logs and pause signals through the kernel's file-change
+		// notification: an idle engine does not poll.
+		WatchFiles: true,
 		// Hidden from every sandboxed agent: the records and logs, the app
 		// log, the preferences, and engine.json with the API token.
 		Private: []string{p.Data, p.State, p.Config, p.Runtime},
@@ -131,7 +137,13 @@ func Start(ctx context.Context, opts ServeOptions) (_ *Host, err error) {
 	if quit == nil {
 		quit = func() { h.quitOnce.Do(func() { close(h.quit) }) }
 	}
-	handler := api.New(h.Engine, token, api.Options{Version: Version, Bus: h.Bus, Heartbeat: opts.Heartbeat, Quit: quit})
+	// Asked to quit, the engine first tells its clients, so that the
+	// windows attached to it close too.
+	quitAll := func() {
+		h.Bus.Emit(EventEngineQuit, map[string]int{"pid": os.Getpid()})
+		quit()
+	}
+	handler := api.New(h.Engine, token, api.Options{Version: Version, Bus: h.Bus, Heartbeat: opts.Heartbeat, Quit: quitAll})
 	if h.server, err = api.Serve(context.Background(), listen, handler); err != nil {
 		return nil, err
 	}
@@ -245,12 +257,5 @@ func DefaultShimPath() string {
 	if p := os.Getenv(ShimEnv); p != "" {
 		return p
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		return "shepherd-shim"
-	}
-	if r, err := filepath.EvalSymlinks(exe); err == nil {
-		exe = r
-	}
-	return filepath.Join(filepath.Dir(exe), "shepherd-shim")
+	return besideExecutable("shepherd-shim")
 }

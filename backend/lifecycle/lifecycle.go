@@ -82,7 +82,7 @@ var transitions = map[Status][]Status{
 	Failed:      {Spawning, Queued, Stopped}, // stopped: a stop during keep-alive backoff
 	Stopped:     {Spawning, Queued},
 	Interrupted: {Spawning, Queued, Completed, Failed, Stopped},
-	Paused:      {Spawning, Queued, Failed},
+	Paused:      {Spawning, Queued, Failed, Stopped}, // stopped: the user answered a budget pause with stop
 	// A queued start is cancelled back to the status it came from (see
 	// CheckRevert), or paused.
 	Queued: {Spawning, Paused},

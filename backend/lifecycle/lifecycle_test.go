@@ -26,6 +26,7 @@ func TestEveryTransition(t *testing.T) {
 	add([]Status{Interrupted}, Completed, Failed) // log analysis of an agent found dead
 	add([]Status{Paused}, Failed)                 // paused past its expiry
 	add([]Status{Failed, Interrupted}, Stopped)   // a stop during keep-alive backoff
+	add([]Status{Paused}, Stopped)                // a budget pause answered with stop
 	n := 0
 	for _, from := range All {
 		for _, to := range All {

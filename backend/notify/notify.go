@@ -24,6 +24,7 @@ const (
 	KindPaused      = "paused"       // a project paused (its signal file could not be read)
 	KindRecovered   = "recovered"    // found dead or stale and dealt with (killed, marked)
 	KindWaiting     = "waiting"      // waits for the user: a permission, input
+	KindBudget      = "budget"       // a budget was reached: agents paused, the user is asked
 )
 
 // Notification is one message. Message is English; MessageJA is the text of

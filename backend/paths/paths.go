@@ -66,3 +66,8 @@ func (p Paths) Ensure() error {
 	}
 	return nil
 }
+
+// EngineConsole is where an engine started by the window writes its console
+// (stderr): the same lines as AppLog, plus anything it says before its log
+// is open or when it fails to start.
+func (p Paths) EngineConsole() string { return filepath.Join(p.State, "engine-console.log") }

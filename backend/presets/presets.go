@@ -7,6 +7,8 @@ package presets
 import (
 	"fmt"
 	"strings"
+
+	"shepherd/backend/workspace"
 )
 
 // Preset is one agent CLI.
@@ -79,3 +81,8 @@ func (p Preset) Args(prompt, model string, extra []string) (args, resume []strin
 	}
 	return args, resume
 }
+
+// WorktreeByDefault reports whether an agent made from a preset runs in a
+// git worktree of its own unless told otherwise: when its project folder is
+// in a git repository with a commit to start from.
+func WorktreeByDefault(projectPath string) bool { return workspace.IsRepo(projectPath) }

@@ -1,6 +1,7 @@
 package presets
 
 import (
+	"os/exec"
 	"strings"
 	"testing"
 )
@@ -21,5 +22,25 @@ func TestArgs(t *testing.T) {
 	}
 	if p, err := Lookup("Codex"); err != nil || p.Profile != "codex-json" {
 		t.Fatalf("lookup: %+v %v", p, err)
+	}
+}
+
+func TestWorktreeByDefault(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dir := t.TempDir()
+	if WorktreeByDefault(dir) {
+		t.Fatal("a plain folder is not a git project")
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "--allow-empty", "-m", "x"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+	}
+	if !WorktreeByDefault(dir) {
+		t.Fatal("a git project with a commit gets worktrees by default")
 	}
 }

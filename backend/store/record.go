@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"shepherd/backend/lifecycle"
+	"shepherd/backend/workspace"
 )
 
 // Profiles name how an agent's log is read.
@@ -100,7 +101,9 @@ type Record struct {
 	// Sandbox is the agent's grants when it runs sandboxed (nil: it does
 	// not); the same as its sandbox.json, which the shim enforces.
 	Sandbox *sandbox.Grants `json:"sandbox,omitempty"`
-	Stale   bool            `json:"stale,omitempty"` // silent past the threshold and left running
+	// Workspace is the agent's own git worktree, when it runs in one.
+	Workspace *workspace.Workspace `json:"workspace,omitempty"`
+	Stale     bool                 `json:"stale,omitempty"` // silent past the threshold and left running
 	// OnStale is what a stale agent gets: "flag" (Needs you and a
 	// notification, left running), "restart" (killed and started again with
 	// its args) or "resume" (log analysis, then killed and resumed when it
@@ -131,6 +134,18 @@ type Record struct {
 	// Totals, what every such run of this agent cost, resumes included.
 	LastResult *RunFigures `json:"lastResult,omitempty"`
 	Totals     *RunFigures `json:"totals,omitempty"`
+
+	// Budgets (SPEC "Workspaces and budgets"), per run; 0: none.
+	// MaxBudgetUsd caps what one run (a start, resume or restart) may cost,
+	// MaxTurns its turns, as its log reports them.
+	MaxBudgetUsd float64 `json:"maxBudgetUsd,omitempty"`
+	MaxTurns     int     `json:"maxTurns,omitempty"`
+	// BudgetPause is which budget paused the agent ("run", "turns",
+	// "daily"; its pauseNote says by how much), until it runs again;
+	// BudgetOnce, that its next (or current) run may go past its limits
+	// once, as the user answered.
+	BudgetPause string `json:"budgetPause,omitempty"`
+	BudgetOnce  bool   `json:"budgetOnce,omitempty"`
 }
 
 // RunFigures is what a run cost, as its agent's log reports it (Claude's
@@ -234,6 +249,11 @@ func (r *Record) Clone() *Record {
 	c.StaleCheck = clonePtr(r.StaleCheck)
 	c.AcknowledgedAt = clonePtr(r.AcknowledgedAt)
 	c.StopWithParent = clonePtr(r.StopWithParent)
+	if r.Workspace != nil {
+		w := *r.Workspace
+		w.CheckedAt = clonePtr(w.CheckedAt)
+		c.Workspace = &w
+	}
 	if r.Sandbox != nil {
 		g := *r.Sandbox
 		g.WriteDirs = append([]string{}, g.WriteDirs...)

@@ -21,12 +21,22 @@ import (
 func (e *Engine) startPoller() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.ctx.Err() != nil {
+	if e.polling || e.ctx.Err() != nil {
 		return
 	}
+	e.polling = true
+	e.armPoller()
+}
+
+// armPoller arms the poller's next tick. e.mu is held.
+func (e *Engine) armPoller() {
 	e.poller = e.after(e.ctx, e.cfg.LogPoll, func() {
 		e.pollLogs()
-		e.startPoller()
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		if e.ctx.Err() == nil {
+			e.armPoller()
+		}
 	})
 }
 
@@ -140,6 +150,9 @@ func (e *Engine) scanLog(a *agent, rn *run) {
 		e.appendEvent(a.rec.ProjectID, store.Event{Time: e.clock.Now().UTC(), Event: "session", AgentID: a.rec.ID,
 			Data: map[string]any{"sessionId": sid}})
 	}
+	if res != nil && a.rec.Status == lifecycle.Running {
+		e.sawResult(a, rn, res)
+	}
 	if res != nil && rn.resultTimer == nil && a.rec.Status == lifecycle.Running {
 		grace := secs(e.settingsOf(a.rec.ProjectID).ResultGraceSec)
 		rn.resultTimer = e.after(a.life, grace, func() { e.onResultGrace(a, rn) })
@@ -187,7 +200,7 @@ func (e *Engine) onResultGrace(a *agent, rn *run) {
 		a.mu.Unlock()
 		return
 	}
-	rn.forced = resultOutcome(rn.result)
+	rn.forced = rn.endOutcome()
 	grace := secs(a.rec.GraceSec)
 	e.appendEvent(a.rec.ProjectID, store.Event{Time: e.clock.Now().UTC(), Event: "result-grace:stop", AgentID: a.rec.ID,
 		Data: map[string]any{"pid": rn.pid()}})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jonboulle/clockwork"
 
+	"shepherd/backend/filewatch"
 	"shepherd/backend/lifecycle"
 	"shepherd/backend/loganalysis"
 	"shepherd/backend/proc"
@@ -27,6 +28,7 @@ type project struct {
 	queue                    []*agent
 	nextSeq                  int64
 	pause                    pauseState // the project's pause (pause.go)
+	daily                    dailyState // its daily budget (budget.go)
 	costDay                  string     // the local day costToday is of (figures.go)
 	costToday                float64
 
@@ -115,6 +117,7 @@ type run struct {
 
 	// Live reading of the log (activity.go), under scanMu.
 	logPath      string
+	logWatch     *filewatch.Watch // with WatchFiles: the log's changes
 	scanMu       sync.Mutex
 	scanner      *loganalysis.Scanner // nil for profiles that learn nothing
 	logOff       int64                // how far the scanner has read
@@ -122,6 +125,7 @@ type run struct {
 	lastActivity time.Time            // engine clock: the last growth seen
 	quietTicks   int                  // poller ticks since the last look at a quiet log
 	result       *loganalysis.Claude
+	budget       *budgetHit         // the per-run limit the result reached (budget.go)
 	tool         string             // the tool call in flight ("" if none)
 	toolID       string             // its id
 	toolSince    time.Time          // engine clock: when it was first seen
@@ -147,6 +151,9 @@ func (rn *run) stopTimers() {
 		if t != nil {
 			t.Stop()
 		}
+	}
+	if rn.logWatch != nil {
+		rn.logWatch.Stop()
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"shepherd/backend/sandbox"
 	"shepherd/backend/secrets"
 	"shepherd/backend/store"
+	"shepherd/backend/workspace"
 )
 
 // validateSpec checks spec and fills its defaults (cwd: the project folder,
@@ -66,6 +67,9 @@ func validateSpec(p *project, spec *AgentSpec) error {
 	default:
 		return newErr(ErrValidation, "agent '%s': onStale %q: use flag, restart or resume", spec.ID, spec.OnStale)
 	}
+	if err := validateBudgets(spec); err != nil {
+		return err
+	}
 	if spec.Parent != "" {
 		if err := store.ValidID(spec.Parent); err != nil {
 			return newErr(ErrValidation, "agent '%s': parent %v", spec.ID, err)
@@ -87,6 +91,7 @@ func applySpec(r *store.Record, spec AgentSpec, g *sandbox.Grants) {
 	r.KeepAlive, r.AutoStartOnRestore = spec.KeepAlive, spec.AutoStartOnRestore
 	r.TimeoutSec, r.GraceSec, r.StaleCheck, r.OnStale = spec.TimeoutSec, spec.GraceSec, spec.StaleCheck, spec.OnStale
 	r.Parent, r.StopWithParent = spec.Parent, spec.StopWithParent
+	r.MaxBudgetUsd, r.MaxTurns = spec.MaxBudgetUsd, spec.MaxTurns
 }
 
 // CreateAgent validates spec and writes a new not_started record. Nothing is
@@ -99,24 +104,37 @@ func (e *Engine) CreateAgent(projectID string, spec AgentSpec) (*store.Record, e
 	if err := validateSpec(p, &spec); err != nil {
 		return nil, err
 	}
-	grants, err := e.specGrants(&spec)
+	ws, err := e.makeWorktree(context.Background(), p, &spec)
 	if err != nil {
 		return nil, err
+	}
+	fail := func(err error) (*store.Record, error) {
+		if ws != nil { // made for this agent only: nothing of it is kept
+			if uerr := workspace.End(context.Background(), *ws, workspace.Discard, true); uerr != nil {
+				e.log.Warn().Err(uerr).Str("agent", spec.ID).Msg("cannot undo the worktree of a refused create")
+			}
+		}
+		return nil, err
+	}
+	grants, err := e.specGrants(&spec)
+	if err != nil {
+		return fail(err)
 	}
 	now := e.clock.Now().UTC()
 	rec := &store.Record{ID: spec.ID, ProjectID: projectID, Status: lifecycle.NotStarted,
 		Desired: lifecycle.DesiredStopped, Attached: true, CreatedAt: now, LogPath: e.st.LogPath(projectID, spec.ID)}
 	applySpec(rec, spec, grants)
+	rec.Workspace = ws
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if _, ok := p.agents[spec.ID]; ok {
-		return nil, errAlreadyExists(spec.ID)
+		return fail(errAlreadyExists(spec.ID))
 	}
 	if err := e.saveGrants(rec); err != nil {
-		return nil, fmt.Errorf("write sandbox.json of '%s': %w", spec.ID, err)
+		return fail(fmt.Errorf("write sandbox.json of '%s': %w", spec.ID, err))
 	}
 	if err := e.st.SaveRecord(rec); err != nil {
-		return nil, fmt.Errorf("write record of '%s': %w", spec.ID, err)
+		return fail(fmt.Errorf("write record of '%s': %w", spec.ID, err))
 	}
 	p.agents[spec.ID] = e.newAgent(p, rec)
 	e.appendEvent(projectID, store.Event{Time: now, Event: "created", AgentID: spec.ID, To: string(lifecycle.NotStarted)})
@@ -135,6 +153,15 @@ func (e *Engine) UpdateAgent(projectID string, spec AgentSpec) (*store.Record, e
 	if err := validateSpec(p, &spec); err != nil {
 		return nil, err
 	}
+	a.mu.Lock()
+	if hasWorktree(a.rec) { // the worktree stays; the cwd is in it
+		w := *a.rec.Workspace
+		spec.Cwd = intoWorktree(&w, p.info.Path, spec.Cwd)
+		if spec.Permissions != nil {
+			spec.Permissions = withWrite(*spec.Permissions, w.Path)
+		}
+	}
+	a.mu.Unlock()
 	grants, err := e.specGrants(&spec)
 	if err != nil {
 		return nil, err
@@ -160,10 +187,24 @@ func (e *Engine) UpdateAgent(projectID string, spec AgentSpec) (*store.Record, e
 // RemoveAgent forgets an agent. A live agent needs force, which stops it
 // first. The log is kept unless deleteLog. Once removed, nothing of the
 // engine — a recovery under way, a timer — writes its record or starts it
-// again: its lifetime has ended.
+// again: its lifetime has ended. A worktree agent's worktree is removed
+// and its branch kept (Remove chooses).
 func (e *Engine) RemoveAgent(ctx context.Context, projectID, agentID string, force, deleteLog bool) error {
+	return e.Remove(ctx, projectID, agentID, RemoveOptions{Force: force, DeleteLog: deleteLog})
+}
+
+// Remove is RemoveAgent with the choice of what becomes of a worktree
+// agent's worktree (o.Worktree). A worktree with uncommitted changes is
+// refused (WorktreeDirty) before anything is stopped, unless
+// o.DiscardChanges; a merge that conflicts is aborted (MergeConflict) and
+// the agent is not removed.
+func (e *Engine) Remove(ctx context.Context, projectID, agentID string, o RemoveOptions) error {
+	force, deleteLog := o.Force, o.DeleteLog
 	p, a, err := e.agent(projectID, agentID)
 	if err != nil {
+		return err
+	}
+	if err := e.checkEnd(ctx, a, o); err != nil {
 		return err
 	}
 	a.mu.Lock()
@@ -185,6 +226,9 @@ func (e *Engine) RemoveAgent(ctx context.Context, projectID, agentID string, for
 	}
 	if a.rec.Status.Live() {
 		return newErr(ErrIsRunning, "Process is running. Stop it before removing.")
+	}
+	if err := e.endWorktree(ctx, a, o); err != nil {
+		return err
 	}
 	e.cancelRestart(a)
 	if a.rec.Status == lifecycle.Queued {

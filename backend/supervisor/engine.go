@@ -16,6 +16,7 @@ import (
 	"github.com/jonboulle/clockwork"
 	"github.com/rs/zerolog"
 
+	"shepherd/backend/filewatch"
 	"shepherd/backend/notify"
 	"shepherd/backend/proc"
 	"shepherd/backend/procid"
@@ -42,6 +43,10 @@ type Config struct {
 	// LogPoll is how often the logs of running agents are looked at for
 	// growth (activity), session ids and result lines. 0: 500 ms.
 	LogPoll time.Duration
+	// WatchFiles: logs and pause signal files are watched through the
+	// kernel's file-change notification instead of polled (watchfiles.go).
+	// The real engine turns it on; tests that drive the clock by hand poll.
+	WatchFiles bool
 	// Recoveries bounds how many recoveries (stale kills, orphans) run at
 	// once. 0: 4.
 	Recoveries int
@@ -53,6 +58,9 @@ type Config struct {
 	// records, the logs, the API token): hidden from every sandboxed agent,
 	// and never granted. DataDir is always one of them.
 	Private []string
+	// WorktreeDir is where agents' worktrees go (empty: a folder
+	// "shepherd-worktrees" beside DataDir).
+	WorktreeDir string
 }
 
 // Engine supervises the agents of every loaded project.
@@ -89,6 +97,9 @@ type Engine struct {
 	closedSum *WhileClosed
 	live      map[*run]*agent // every run being watched, for the log poller
 	poller    clockwork.Timer
+	polling   bool               // the log poller runs
+	pausing   bool               // the pause watcher's timer runs
+	files     *filewatch.Watcher // with WatchFiles; nil: poll
 
 	sbOnce sync.Once
 	sb     sandbox.Support
@@ -275,8 +286,10 @@ func New(cfg Config) (*Engine, error) {
 	for _, p := range ps {
 		e.projects[p.ID] = newProject(p)
 	}
-	e.startPoller()
-	e.startPauseWatcher()
+	if !e.startFileWatch() {
+		e.startPoller()
+		e.startPauseWatcher()
+	}
 	return e, nil
 }
 
@@ -307,6 +320,9 @@ func (e *Engine) Close() {
 			e.cancelRestart(a)
 			a.mu.Unlock()
 		}
+	}
+	if e.files != nil {
+		_ = e.files.Close() // no call starts after; one under way is a task
 	}
 	e.tasks.close()
 }

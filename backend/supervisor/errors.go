@@ -26,6 +26,12 @@ var (
 	// sandbox this machine cannot enforce.
 	ErrPermissionDenied   = errors.New("PermissionDenied")
 	ErrSandboxUnavailable = errors.New("SandboxUnavailable")
+	// Worktrees: git failed; a worktree's uncommitted changes would be
+	// lost (ask, then remove with discardChanges); a merge conflicted (it
+	// was aborted, nothing lost).
+	ErrWorktree      = errors.New("WorktreeFailed")
+	ErrWorktreeDirty = errors.New("WorktreeDirty")
+	ErrMergeConflict = errors.New("MergeConflict")
 )
 
 // Error is an engine error: a kind (one of the sentinels above) and a message
@@ -45,7 +51,8 @@ func newErr(kind error, format string, a ...any) error {
 // Kinds lists every error kind, for callers that map kinds to codes.
 var Kinds = []error{ErrNotFound, ErrAlreadyExists, ErrAlreadyRunning, ErrNotRunning,
 	ErrStartFailed, ErrStopFailed, ErrIsRunning, ErrNotResumable, ErrNotPaused, ErrProjectNotFound,
-	ErrValidation, ErrTransition, ErrEngineLocked, ErrProjectHasAgents, ErrPermissionDenied, ErrSandboxUnavailable}
+	ErrValidation, ErrTransition, ErrEngineLocked, ErrProjectHasAgents, ErrPermissionDenied, ErrSandboxUnavailable,
+	ErrWorktree, ErrWorktreeDirty, ErrMergeConflict}
 
 // KindName returns the name of err's kind ("ProcessNotFound", …), or
 // "InternalError" for an error of no known kind.

@@ -104,10 +104,14 @@ func (e *Engine) onExit(a *agent, rn *run, st *shim.ExitStatus) {
 	now := e.clock.Now().UTC()
 	o := rn.forced
 	if o == nil {
-		o = resultOutcome(rn.result)
+		o = rn.endOutcome()
 	}
 	if o == nil {
 		o = exitOutcome(st)
+	}
+	if o.status == lifecycle.Paused {
+		e.endBudgetRun(a, rn, func(r *store.Record) { setExit(r, st, now) })
+		return
 	}
 	var fig store.RunFigures
 	counted := false

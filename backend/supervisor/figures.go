@@ -65,6 +65,8 @@ func (e *Engine) runCounted(a *agent, f store.RunFigures) {
 	e.appendEvent(a.rec.ProjectID, store.Event{Time: e.clock.Now().UTC(), Event: "run:figures", AgentID: a.rec.ID, Data: data})
 	if f.CostUSD != nil {
 		a.p.addCost(e.clock.Now(), *f.CostUSD)
+		p := a.p
+		e.goTask(func() { e.checkDaily(p, false) }) // it takes other agents' locks
 	}
 }
 

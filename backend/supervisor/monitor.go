@@ -7,6 +7,7 @@ import (
 
 	"github.com/jonboulle/clockwork"
 
+	"shepherd/backend/filewatch"
 	"shepherd/backend/lifecycle"
 	"shepherd/backend/procid"
 	"shepherd/backend/store"
@@ -22,6 +23,8 @@ type monitor struct {
 	stopped  bool
 	watchdog clockwork.Timer
 	stale    clockwork.Timer
+	// pauseWatch, with WatchFiles: the pause signal file's changes.
+	pauseWatch *filewatch.Watch
 }
 
 func secs(n int) time.Duration { return time.Duration(n) * time.Second }
@@ -39,6 +42,7 @@ func (e *Engine) startMonitor(p *project) {
 	m.mu.Lock()
 	m.watchdog = e.after(e.ctx, secs(s.WatchdogIntervalSec), func() { e.monitorPass(p, m, true) })
 	m.stale = e.after(e.ctx, secs(s.StaleCheckIntervalSec), func() { e.monitorPass(p, m, false) })
+	e.watchPauseSignal(p, m)
 	m.mu.Unlock()
 	e.log.Debug().Str("project", p.info.ID).Int("watchdogSec", s.WatchdogIntervalSec).
 		Int("staleCheckSec", s.StaleCheckIntervalSec).Int("staleThresholdSec", s.StaleThresholdSec).Msg("monitoring started")
@@ -87,6 +91,9 @@ func (p *project) stopMonitor() {
 		if t != nil {
 			t.Stop()
 		}
+	}
+	if m.pauseWatch != nil {
+		m.pauseWatch.Stop()
 	}
 }
 

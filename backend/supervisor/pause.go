@@ -82,6 +82,17 @@ func readPauseSignal(path string) (sig fileSig, note, problem string) {
 // startPauseWatcher looks at every loaded project's signal file once a
 // second (engine clock), for as long as the engine runs.
 func (e *Engine) startPauseWatcher() {
+	e.mu.Lock()
+	if e.pausing {
+		e.mu.Unlock()
+		return
+	}
+	e.pausing = true
+	e.mu.Unlock()
+	e.armPauseWatcher()
+}
+
+func (e *Engine) armPauseWatcher() {
 	e.after(e.ctx, time.Second, func() {
 		e.mu.Lock()
 		ps := make([]*project, 0, len(e.projects))
@@ -95,9 +106,10 @@ func (e *Engine) startPauseWatcher() {
 			p.mu.Unlock()
 			if loaded {
 				e.checkPauseSignal(p)
+				e.checkDaily(p, false) // a new day lifts a daily budget's hold
 			}
 		}
-		e.startPauseWatcher()
+		e.armPauseWatcher()
 	})
 }
 
@@ -275,6 +287,11 @@ func (e *Engine) PauseAgent(ctx context.Context, projectID, agentID string, now 
 }
 
 func (e *Engine) pauseAgent(ctx context.Context, a *agent, now bool, note string, withProject bool) (*store.Record, error) {
+	return e.pauseAgentAs(ctx, a, now, note, withProject, "")
+}
+
+// pauseAgentAs pauses a, for a budget when budget names one (budget.go).
+func (e *Engine) pauseAgentAs(ctx context.Context, a *agent, now bool, note string, withProject bool, budget string) (*store.Record, error) {
 	a.mu.Lock()
 	if withProject && note == "" {
 		note = e.view(a.p).PauseNote
@@ -282,6 +299,7 @@ func (e *Engine) pauseAgent(ctx context.Context, a *agent, now bool, note string
 	pausedMut := func(r *store.Record) {
 		at := e.clock.Now().UTC()
 		r.PausedAt, r.PauseNote, r.PausedWithProject = &at, note, withProject
+		r.BudgetPause = budget
 		r.Desired = lifecycle.DesiredStopped
 		r.QueueSeq, r.QueuedAction, r.QueuedFrom = 0, "", ""
 		r.Error = ""
@@ -460,6 +478,10 @@ type ProjectView struct {
 	// What its agents' runs cost: all of them, and today's cost.
 	Totals    *store.RunFigures `json:"totals,omitempty"`
 	CostToday float64           `json:"costToday"`
+	// The daily budget (0: none) and whether today's cost reached it: its
+	// running agents were paused and its starts wait (budget.go).
+	DailyBudgetUsd float64 `json:"dailyBudgetUsd,omitempty"`
+	BudgetHeld     bool    `json:"budgetHeld,omitempty"`
 }
 
 func (e *Engine) view(p *project) ProjectView {
@@ -475,6 +497,7 @@ func (e *Engine) view(p *project) ProjectView {
 		v.FolderMissing = err.Error()
 	}
 	v.CostToday = p.costTodayLocked(e.clock.Now())
+	v.DailyBudgetUsd, v.BudgetHeld = p.settings.DailyBudgetUsd, p.daily.held
 	return v
 }
 

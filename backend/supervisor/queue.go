@@ -59,6 +59,12 @@ func (p *project) position(a *agent) int {
 
 // hasRoom reports whether p may start one more agent now. p.mu is held.
 func (p *project) hasRoom() bool {
+	return !p.daily.held && p.roomPastBudget()
+}
+
+// roomPastBudget is hasRoom for a run the user let go past the daily budget
+// once. p.mu is held.
+func (p *project) roomPastBudget() bool {
 	return !p.pause.paused && (p.settings.MaxRunning == 0 || p.live+p.reserved+p.draining < p.settings.MaxRunning)
 }
 
@@ -77,6 +83,9 @@ func (e *Engine) launch(a *agent, act string) error {
 	p := a.p
 	p.mu.Lock()
 	room := p.hasRoom() && len(p.queue) == 0 // first in, first out: no one jumps the queue
+	if a.rec.BudgetOnce && p.daily.held && p.roomPastBudget() {
+		room = true // the one run the user let past the daily budget: the held queue is not its
+	}
 	if room {
 		p.reserved++
 	}
@@ -107,6 +116,7 @@ func actionArgs(r *store.Record, act string) ([]string, func(*store.Record)) {
 		clear := func(n *store.Record) {
 			n.ResumeCount++
 			n.PausedAt, n.PauseNote, n.PausedWithProject = nil, "", false
+			n.BudgetPause = ""
 		}
 		if resumable(r) {
 			return resumeArgs(r), clear
@@ -115,7 +125,7 @@ func actionArgs(r *store.Record, act string) ([]string, func(*store.Record)) {
 	case actAutoStart:
 		return r.Args, nil
 	}
-	return r.Args, func(n *store.Record) { n.AutoResumeCount = 0 }
+	return r.Args, func(n *store.Record) { n.AutoResumeCount = 0; n.BudgetOnce = false }
 }
 
 // enqueue puts a at the end of its project's queue. a.mu is held.

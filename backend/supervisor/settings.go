@@ -23,6 +23,12 @@ type Settings struct {
 	MaxRunning            int  `json:"maxRunning"`
 	NotifyNative          bool `json:"notifyNative"`
 	NotifyCompletion      bool `json:"notifyCompletion"`
+	// DailyBudgetUsd caps what the project's runs may cost in a (local)
+	// day; 0: none (budget.go).
+	DailyBudgetUsd float64 `json:"dailyBudgetUsd"`
+	// WorktreeSetup is a command line (sh -c) run in each new worktree of
+	// the project, e.g. "npm ci"; its output goes to the agent's log.
+	WorktreeSetup string `json:"worktreeSetup,omitempty"`
 }
 
 // DefaultSettings are SPEC's defaults.
@@ -49,6 +55,7 @@ func (s Settings) Validate() error {
 		check("pausedExpiryDays", s.PausedExpiryDays, 1, 3650),
 		check("safePointWaitSec", s.SafePointWaitSec, 0, 86400),
 		check("maxRunning", s.MaxRunning, 0, 10000),
+		checkUsd("setting dailyBudgetUsd", s.DailyBudgetUsd),
 	)
 }
 
@@ -89,6 +96,7 @@ func (e *Engine) PutSettings(projectID string, s Settings) (Settings, error) {
 	p.mu.Unlock()
 	e.appendEvent(projectID, store.Event{Time: e.clock.Now().UTC(), Event: "settings", Data: map[string]any{"settings": s}})
 	e.restartMonitor(p)
+	e.checkDaily(p, false) // a raised or removed daily budget lifts its hold
 	return s, nil
 }
 

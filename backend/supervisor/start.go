@@ -162,7 +162,7 @@ func (e *Engine) procSpec(rec *store.Record, args []string, token string) (proc.
 		return proc.Spec{}, err
 	}
 	args = withHooks(rec, args, e.apiAddress())
-	spec := proc.Spec{Path: path, Argv: append([]string{rec.Command}, args...), Dir: rec.Cwd, Env: env,
+	spec := proc.Spec{Path: path, Argv: append([]string{rec.Command}, BudgetArgs(rec, args)...), Dir: rec.Cwd, Env: env,
 		Log: rec.LogPath, ExitFile: e.st.ExitPath(rec.ProjectID, rec.ID), RunFile: e.st.RunPath(rec.ProjectID, rec.ID),
 		Grace: secs(rec.GraceSec), Sandbox: sb, Hide: e.private()}
 	for _, p := range []string{spec.ExitFile, spec.RunFile} {
@@ -295,6 +295,7 @@ func (e *Engine) watchRun(a *agent, rn *run) {
 	e.mu.Lock()
 	e.live[rn] = a
 	e.mu.Unlock()
+	e.watchLog(a, rn)
 	e.goTask(func() { e.watchExit(a, rn) })
 }
 
@@ -308,6 +309,7 @@ func (e *Engine) endRun(a *agent, rn *run) {
 	delete(e.live, rn)
 	e.mu.Unlock()
 	rn.finish()
+	e.worktreeRunEnded(a)
 }
 
 // lastActivityOf is when a run being watched last wrote to its log: now for

@@ -172,6 +172,7 @@ func (e *Engine) load(p *project) (*SyncSummary, error) {
 	}
 	p.mu.Unlock()
 
+	e.verifyWorktrees(p)
 	e.loadCostToday(p)
 	sum := e.check(p, false)
 	p.mu.Lock()
@@ -181,6 +182,9 @@ func (e *Engine) load(p *project) (*SyncSummary, error) {
 		// Paused while the engine was away: what still runs is paused now.
 		e.goTask(func() { e.pauseRunning(e.ctx, p, false) })
 	}
+	// The daily budget as it stands now: reached while the engine was away,
+	// what runs is paused; a new day since, what it paused resumes.
+	e.checkDaily(p, true)
 	for _, a := range p.list() {
 		if out, ok := e.autoStart(a); ok {
 			sum.Agents = append(sum.Agents, out)

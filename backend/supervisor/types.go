@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"shepherd/backend/store"
+	"shepherd/backend/workspace"
 )
 
 // Emitter receives every pushed event (the GUI bridges it to Wails events;
@@ -57,6 +58,13 @@ type AgentSpec struct {
 	// ("@network", "@write:<absolute folder>"; "@read:*" is ignored). Nil:
 	// not sandboxed — allowed only to the user.
 	Permissions *[]string `json:"permissions,omitempty"`
+	// Budgets per run (0: none): see store.Record.
+	MaxBudgetUsd float64 `json:"maxBudgetUsd,omitempty"`
+	MaxTurns     int     `json:"maxTurns,omitempty"`
+	// Workspace {worktree: true, base: "main"} runs the agent in a git
+	// worktree of its own on branch shepherd/<id>, made at create (only
+	// Worktree and Base are read; an edit keeps the worktree it has).
+	Workspace *workspace.Workspace `json:"workspace,omitempty"`
 	// Caller is the agent on whose behalf this is created (set by the API
 	// from the request's credential, never read from a body); nil: the
 	// user. A caller grants at most what it holds itself, and what it

@@ -8,8 +8,8 @@
 // Claude CLI was called with; FAKE_CODEX_RECORD the same for the fake Codex).
 //
 // In order: the window attached to `shepherd serve` (attach.mjs), which then
-// quits, and the window starts its own engine; the cockpit against that
-// embedded engine (below); pause, the run queue and a stale recovery
+// ends, and the window starts the headless engine; the cockpit against that
+// engine (below); pause, the run queue and a stale recovery
 // (pause.mjs); the sandbox, a Codex agent, and what runs cost and use (usage.mjs);
 // waiting for the user, acknowledge, crash loops and toasts over dialogs (attention.mjs).
 import {after, before, test} from 'node:test'

@@ -1,9 +1,10 @@
 // The window attached to a running `shepherd serve` (e2e.sh starts it before
 // wails dev, with the same XDG folders): the window is a client of that
-// engine, and the CLI sees what the window did. Then serve quits; the window
-// says its engine went away (once) and starts one of its own, against which the
-// rest of the tests run; its first screen says what happened while no engine
-// watched (an agent re-attached, one that exited with its code).
+// engine, and the CLI sees what the window did. Then serve ends; the window
+// says its engine went away (once) and starts another (the headless engine),
+// against which the rest of the tests run; its first screen says what
+// happened while no engine watched (an agent re-attached, one that exited
+// with its code).
 import {test} from 'node:test'
 import assert from 'node:assert/strict'
 import {mkdtempSync} from 'node:fs'
@@ -56,9 +57,9 @@ export function attachTests() {
     assert.equal(listed('via-serve')?.status, 'stopped')
   })
 
-  test('serve quits: the window says its engine went away and starts one of its own', async () => {
+  test('serve ends: the window says its engine went away and starts another', async () => {
     const serve = engine()
-    // Two agents run on when serve quits: one is still running when the window's engine starts, one exits before.
+    // Two agents run on when serve ends: one is still running when the next engine starts, one exits before.
     const served = (await api('GET', '/v1/projects')).find((p) => p.name === 'served')
     const run = async (id, script) => {
       await api('POST', `/v1/projects/${served.id}/agents`, {id, command: 'sh', args: ['-c', script], graceSec: 1})
@@ -67,7 +68,8 @@ export function attachTests() {
     }
     await run('survivor', 'echo still here; exec sleep 300')
     await run('brief', 'sleep 2; exit 4')
-    cli('quit')
+    // SIGTERM, not `shepherd quit`: that would close the window too.
+    process.kill(serve.pid, 'SIGTERM')
     const banner = page.getByRole('alert').filter({hasText: 'The engine this window was attached to went away'})
     await banner.waitFor()
     await page.locator('.sidebar [data-engine="lost"]').waitFor()
@@ -87,10 +89,11 @@ export function attachTests() {
     await summary.waitFor({state: 'detached'})
     await api('POST', `/v1/projects/${served.id}/stop-all`)
     await waitStatus('survivor', 'stopped')
-    await page.locator('.sidebar [data-engine="embedded"]').waitFor()
-    assert.equal(await page.locator('.sidebar .engine-text').textContent(), 'Engine: this window')
+    // The window started the headless engine (SHEPHERD_ENGINE) and is its client.
+    await page.locator('.sidebar [data-engine="attached"]').waitFor()
     const own = engine()
-    assert.ok(own && own.pid !== serve.pid, 'engine.json names the window’s engine')
+    assert.ok(own && own.pid !== serve.pid, 'engine.json names the engine the window started')
+    assert.equal(await page.locator('.sidebar .engine-url').textContent(), `pid ${own.pid} · ${own.url}`)
     // Everything was fetched again from the new engine: the project and its agent are there.
     await waitStatus('via-serve', 'stopped')
     assert.equal(listed('via-serve')?.status, 'stopped')

@@ -28,7 +28,7 @@ vi.mock('./api', async (orig) => {
           'agent:state': real.agentSchema, 'agent:removed': real.agentRefSchema, 'agent:log': real.logBatchSchema,
           'project:synced': real.syncSummarySchema, notify: real.notificationSchema,
           'project:state': real.projectStateSchema, 'engine:status': real.engineStatusSchema,
-          'agent:stats': real.statsBatchSchema, 'engine:while-closed': real.whileClosedSchema,
+          'agent:stats': real.statsBatchSchema, 'engine:while-closed': real.whileClosedSchema, 'agent:worktree': real.worktreeViewSchema,
         } as const)[name].safeParse(data)
         if (parsed.success) h(parsed.data)
       })

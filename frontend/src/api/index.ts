@@ -13,8 +13,10 @@ import {
   type Agent, type AgentSpec, type EngineEvent, type EngineStatus, type LogChunk, type Project,
   type Prefs, type SandboxSupport, type Settings, type Stats, type SyncSummary, type WhileClosed,
 } from './types'
+import {worktreeViewSchema, type Diff, type WorktreeEnd, type WorktreeView} from './worktree'
 
 export * from './types'
+export * from './worktree'
 
 export const getVersion = (): Promise<string> => App.Version()
 export const getEngine = (): Promise<EngineStatus> => App.Engine() as Promise<EngineStatus>
@@ -53,6 +55,9 @@ export const api = {
     unpause: (projectId: string, id: string) => Agents.Unpause(projectId, id) as Promise<Agent>,
     /** The user has seen what it needed of them: it leaves Needs you until it needs them again. Rejects when there is nothing to acknowledge. */
     ack: (projectId: string, id: string) => Agents.Ack(projectId, id) as Promise<Agent>,
+    /** Answers a budget pause: raise the limit reached to limit (0: none), resume once past it, or stop. */
+    answerBudget: (projectId: string, id: string, action: 'raise' | 'once' | 'stop', limit = 0) =>
+      Agents.AnswerBudget(projectId, id, action, limit) as Promise<Agent>,
     /** The window shows this project: sample its agents' CPU and memory (a 15 s lease; call it again while shown). */
     watch: (projectId: string) => Agents.Watch(projectId),
     /** The current run's recent CPU and memory samples, oldest first (about 5 minutes; empty when not running). */
@@ -65,6 +70,17 @@ export const api = {
     lookPath: (command: string, cwd: string) => Agents.LookPath(command, cwd),
     events: (projectId: string, id: string, limit = 200) =>
       Agents.Events(projectId, id, limit) as Promise<EngineEvent[]>,
+  },
+  worktree: {
+    /** The agent's changes against its base (files, +/−, hunks). */
+    diff: (projectId: string, id: string) => Agents.Diff(projectId, id) as Promise<Diff>,
+    /** Looks at the worktree again: ahead/behind, dirty, what vanished (pushes agent:worktree). */
+    refresh: (projectId: string, id: string) => Agents.RefreshWorktree(projectId, id) as Promise<WorktreeView>,
+    /** Removes the agent: its worktree kept as a branch, merged into the base, or discarded. */
+    remove: (projectId: string, id: string, opts: {force: boolean; deleteLog: boolean; end: WorktreeEnd; discardChanges: boolean}) =>
+      Agents.RemoveWorktree(projectId, id, opts.force, opts.deleteLog, opts.end, opts.discardChanges),
+    /** Whether a preset agent of this project gets a worktree unless unticked (a git project). */
+    byDefault: (projectId: string) => Agents.WorktreeByDefault(projectId),
   },
   logs: {
     tail: (projectId: string, id: string, n = 2000) => Logs.Tail(projectId, id, n) as Promise<LogChunk>,
@@ -101,6 +117,7 @@ export const EVENTS = {
   agentStats: 'agent:stats',
   notify: 'notify',
   whileClosed: 'engine:while-closed',
+  agentWorktree: 'agent:worktree',
 } as const
 
 const schemas = {
@@ -113,6 +130,7 @@ const schemas = {
   [EVENTS.agentStats]: statsBatchSchema,
   [EVENTS.notify]: notificationSchema,
   [EVENTS.whileClosed]: whileClosedSchema,
+  [EVENTS.agentWorktree]: worktreeViewSchema,
 }
 type Schemas = typeof schemas
 export type EventName = keyof Schemas

@@ -1,6 +1,7 @@
 // The shapes Go sends, as the UI uses them (times are RFC 3339 strings), and
 // zod schemas that check pushed event payloads before they reach the cache.
 import {z} from 'zod'
+import {workspaceSchema} from './worktree'
 
 export const STATUSES = [
   'not_started', 'queued', 'spawning', 'running', 'timed_out', 'stopping', 'killing',
@@ -97,6 +98,8 @@ export const agentSchema = z.object({
   }).loose().nullish(),
   /** Present: the agent runs sandboxed with these grants; absent: unsandboxed. */
   sandbox: grantsSchema.nullish(),
+  /** Present with worktree: the agent runs in a git worktree of its own. */
+  workspace: workspaceSchema.nullish(),
   /** The agent that created this one (through Shepherd's tools); absent: the user did. */
   parent: z.string().nullish(),
   staleCheck: z.boolean().nullish(),
@@ -108,6 +111,11 @@ export const agentSchema = z.object({
   /** The engine's reason the agent needs the user ("failed", "waiting: input", "crash loop: …"); absent: nothing. */
   attention: z.string().nullish(),
   logPath: z.string(),
+  /** Budgets per run (0 or absent: none); budgetPause: which one paused it ("run", "turns", "daily"). */
+  maxBudgetUsd: z.number().nullish(),
+  maxTurns: z.number().nullish(),
+  budgetPause: z.string().nullish(),
+  budgetOnce: z.boolean().nullish(),
 }).loose()
 export type Agent = z.infer<typeof agentSchema>
 
@@ -187,6 +195,9 @@ export interface Project {
   /** What its agents' runs cost today (local day) and in all; sent by engines that count it. */
   costToday?: number
   totals?: Totals | null
+  /** The daily budget (absent: none), and whether today's cost reached it (its agents paused, starts held). */
+  dailyBudgetUsd?: number
+  budgetHeld?: boolean
 }
 
 export const projectStateSchema = z.object({projectId: z.string().optional(), id: z.string()}).loose()
@@ -233,6 +244,11 @@ export interface AgentSpec {
   staleCheck?: boolean
   /** What a stale agent gets: flag, restart, resume; empty: the profile's default. */
   onStale?: string
+  /** Per run; 0: none. */
+  maxBudgetUsd?: number
+  maxTurns?: number
+  /** Made at create: a git worktree on branch shepherd/<id> from base (default: the project's branch). */
+  workspace?: {worktree: boolean; base?: string}
 }
 
 /** What of the sandbox this machine can enforce (Landlock and network namespaces on Linux, Seatbelt on macOS). */
@@ -261,6 +277,10 @@ export interface Settings {
   maxRunning: number
   notifyNative: boolean
   notifyCompletion: boolean
+  /** Newer engines: what the project's runs may cost a day; 0: no limit. */
+  dailyBudgetUsd?: number
+  /** Newer engines: a command line run in each new worktree (its output in the agent's log). */
+  worktreeSetup?: string
 }
 
 /** The app's own preferences. */

@@ -19,6 +19,8 @@ describe('groupOf', () => {
     ['rate-limited: not for the user', {status: 'running', activity: {state: 'waiting', waiting: 'rate limit until 14:05:00', needsYou: false}}, 'working', ''],
     ['acknowledged failure', {status: 'failed', exitReason: 'failed', acknowledgedAt: at(10)}, 'idle', ''],
     ['acknowledged silence', {status: 'running', stale: true, acknowledgedAt: at(10)}, 'working', ''],
+    ['a budget pause', {status: 'paused', budgetPause: 'run', pausedAt: at(60)}, 'attention', 'budget reached'],
+    ['a budget pause with its note', {status: 'paused', budgetPause: 'run', pauseNote: 'budget reached: $5.00 per run', pausedAt: at(60)}, 'attention', 'budget reached: $5.00 per run'],
     ["the engine's reason", {status: 'running', attention: 'waiting: permission for Edit'}, 'attention', 'waiting: permission for Edit'],
     ['a start error', {status: 'not_started', error: "Failed to start process 'x': exec: not found"}, 'attention', 'could not start'],
     ['running', {status: 'running'}, 'working', ''],

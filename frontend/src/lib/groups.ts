@@ -33,6 +33,8 @@ function localReason(a: Agent, now: number): string {
   const live = LIVE.has(a.status)
   const act = a.activity
   if (act?.state === 'waiting' && act.needsYou && a.status === 'running') return `waiting: ${act.waiting ?? ''}`
+  // A budget asks: raise it, resume once, or stop.
+  if (a.budgetPause && a.status === 'paused') return a.pauseNote || 'budget reached'
   if (a.stale && a.status === 'running') return 'silent, left running'
   if (a.restartFailureCount >= CRASH_LOOP && a.desired === 'running' && a.keepAlive) {
     let s = `crash loop: ${a.restartFailureCount} crashes in a row`

@@ -98,7 +98,7 @@ export function engineText(st: EngineStatus | undefined): {text: string; detail?
         title: `This window runs the engine; the CLI and \`shepherd serve\` talk to it.\n${where}`}
     case 'attached':
       return {text: 'Attached to an engine', detail: `pid ${st.pid}${st.url ? ` · ${st.url}` : ''}`, tone: 'ok',
-        title: `Another process runs the engine (\`shepherd serve\` or another window); this window is its client.\n${where}`}
+        title: `The engine runs as a process of its own (started by a window, \`shepherd serve\` or at login); this window is its client, and quitting it quits the engine too.\n${where}`}
     case 'lost':
       // The banner above says it went away; here, only that none answers.
       return {text: 'No engine', detail: st.pid ? `pid ${st.pid} gone` : undefined, tone: 'bad', title: st.message || where}

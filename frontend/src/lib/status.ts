@@ -62,6 +62,7 @@ export function statusView(a: Agent): StatusView {
     case 'stopped':
       return {icon: '■', tone: 'idle', label, detail: a.exitReason === 'stopped_by_user' ? 'stopped by user' : undefined}
     case 'paused':
+      if (a.budgetPause) return {icon: '⏸', tone: 'warn', label: 'budget reached', detail: pausedDetail(a) || undefined}
       return {icon: '⏸', tone: 'idle', label, detail: pausedDetail(a) || undefined}
     case 'not_started':
       return {icon: '○', tone: 'idle', label}

@@ -56,6 +56,7 @@ export namespace app {
 	    credentialHash?: string;
 	    stopWithParent?: boolean;
 	    sandbox?: sandbox.Grants;
+	    workspace?: workspace.Workspace;
 	    stale?: boolean;
 	    onStale?: string;
 	    // Go type: time
@@ -67,6 +68,10 @@ export namespace app {
 	    attention?: string;
 	    lastResult?: store.RunFigures;
 	    totals?: store.RunFigures;
+	    maxBudgetUsd?: number;
+	    maxTurns?: number;
+	    budgetPause?: string;
+	    budgetOnce?: boolean;
 	}
 	export interface EngineStatus {
 	    state: string;
@@ -96,6 +101,8 @@ export namespace app {
 	    folderMissing?: string;
 	    totals?: store.RunFigures;
 	    costToday: number;
+	    dailyBudgetUsd?: number;
+	    budgetHeld?: boolean;
 	}
 	export interface StopResult {
 	    agentId: string;
@@ -231,6 +238,9 @@ export namespace supervisor {
 	    parent?: string;
 	    stopWithParent?: boolean;
 	    permissions?: string[];
+	    maxBudgetUsd?: number;
+	    maxTurns?: number;
+	    workspace?: workspace.Workspace;
 	}
 	export interface CorruptRecord {
 	    agentId: string;
@@ -249,6 +259,8 @@ export namespace supervisor {
 	    maxRunning: number;
 	    notifyNative: boolean;
 	    notifyCompletion: boolean;
+	    dailyBudgetUsd: number;
+	    worktreeSetup?: string;
 	}
 	export interface SyncSummary {
 	    projectId: string;
@@ -261,6 +273,71 @@ export namespace supervisor {
 	    // Go type: time
 	    at: any;
 	    projects: SyncSummary[];
+	}
+	export interface WorktreeView {
+	    projectId: string;
+	    agentId: string;
+	    status: workspace.Status;
+	}
+
+}
+
+export namespace workspace {
+	
+	export interface Line {
+	    op: string;
+	    text: string;
+	}
+	export interface Hunk {
+	    header: string;
+	    oldStart: number;
+	    oldLines: number;
+	    newStart: number;
+	    newLines: number;
+	    lines: Line[];
+	}
+	export interface FileDiff {
+	    path: string;
+	    oldPath?: string;
+	    status: string;
+	    added: number;
+	    deleted: number;
+	    binary?: boolean;
+	    hunks: Hunk[];
+	}
+	export interface Diff {
+	    base: string;
+	    from: string;
+	    files: FileDiff[];
+	    added: number;
+	    deleted: number;
+	    truncated: boolean;
+	}
+	
+	
+	
+	export interface Status {
+	    branch: string;
+	    base: string;
+	    ahead: number;
+	    behind: number;
+	    dirty: boolean;
+	    problem?: string;
+	}
+	export interface Workspace {
+	    worktree: boolean;
+	    base?: string;
+	    repo?: string;
+	    path?: string;
+	    branch?: string;
+	    baseCommit?: string;
+	    problem?: string;
+	    warning?: string;
+	    ahead: number;
+	    behind: number;
+	    dirty: boolean;
+	    // Go type: time
+	    checkedAt?: any;
 	}
 
 }

@@ -23,6 +23,12 @@
 // Hooks are posted as the real CLI posts them: to the url of the http hook
 // that --settings gives for the event, with its headers, $VARS filled in
 // from the environment for those listed in allowedEnvVars.
+//
+// $FAKE_CLAUDE_COST and $FAKE_CLAUDE_TURNS set what a run reports it cost
+// and how many turns it took (default 0.0123 and 3). Given --max-budget-usd
+// or --max-turns, a run that reaches one ends, as the real CLI does, with
+// an error_max_budget_usd or error_max_turns result and exit code 1 instead
+// of its success result.
 package main
 
 import (
@@ -91,10 +97,26 @@ func line(v map[string]any) {
 
 func main() {
 	resume := ""
+	maxBudget, maxTurns := 0.0, 0
 	for i, a := range os.Args {
-		if a == "--resume" && i+1 < len(os.Args) {
-			resume = os.Args[i+1]
+		if i+1 >= len(os.Args) {
+			break
 		}
+		switch a {
+		case "--resume":
+			resume = os.Args[i+1]
+		case "--max-budget-usd":
+			maxBudget, _ = strconv.ParseFloat(os.Args[i+1], 64)
+		case "--max-turns":
+			maxTurns, _ = strconv.Atoi(os.Args[i+1])
+		}
+	}
+	cost, turns := 0.0123, 3
+	if v, err := strconv.ParseFloat(os.Getenv("FAKE_CLAUDE_COST"), 64); err == nil {
+		cost = v
+	}
+	if v, err := strconv.Atoi(os.Getenv("FAKE_CLAUDE_TURNS")); err == nil {
+		turns = v
 	}
 	mode := os.Getenv("FAKE_CLAUDE_MODE")
 	if m := os.Getenv("FAKE_CLAUDE_RESUME_MODE"); resume != "" && m != "" {
@@ -123,9 +145,22 @@ func main() {
 	line(map[string]any{"type": "assistant", "session_id": session, "message": map[string]any{
 		"content": []any{map[string]any{"type": "text", "text": "Looking at the error handling now."}}}})
 	result := func(subtype string, isError bool, text string) {
+		limited := ""
+		switch {
+		case maxBudget > 0 && cost >= maxBudget:
+			limited = "error_max_budget_usd"
+		case maxTurns > 0 && turns >= maxTurns:
+			limited = "error_max_turns"
+		}
+		if limited != "" {
+			subtype, isError, text = limited, true, ""
+		}
 		line(map[string]any{"type": "result", "subtype": subtype, "is_error": isError, "session_id": session,
-			"duration_ms": 1234, "num_turns": 3, "total_cost_usd": 0.0123, "result": text,
+			"duration_ms": 1234, "num_turns": turns, "total_cost_usd": cost, "result": text,
 			"usage": map[string]any{"input_tokens": 100, "cache_creation_input_tokens": 20, "cache_read_input_tokens": 300, "output_tokens": 50}})
+		if limited != "" {
+			os.Exit(1)
+		}
 	}
 	switch mode {
 	case "success":

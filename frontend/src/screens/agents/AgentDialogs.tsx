@@ -8,6 +8,7 @@ import {isLive} from '../../lib/status'
 import {keys, upsertAgent, useAgents, useProjects} from '../../state/queries'
 import {useUI} from '../../state/ui'
 import {AgentForm} from './AgentForm'
+import {RemoveWorktreeDialog} from './RemoveWorktreeDialog'
 
 export function AgentFormDialog({agentId}: {agentId?: string}) {
   const {projectId, close, selectAgent} = useUI()
@@ -43,6 +44,12 @@ export function RemoveAgentDialog({agentId}: {agentId: string}) {
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState('')
   if (!projectId || !agent) return null
+  if (agent.workspace?.worktree) {
+    return <RemoveWorktreeDialog agent={agent} onClose={close} onRemoved={() => {
+      if (selected === agentId) selectAgent(null)
+      close()
+    }}/>
+  }
   const live = isLive(agent)
   const remove = async () => {
     setBusy(true)

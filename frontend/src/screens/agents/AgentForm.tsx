@@ -3,10 +3,12 @@ import {api, errorMessage, type Agent} from '../../api'
 import {useMCPConfig} from '../../state/queries'
 import {CommandField} from './CommandField'
 import {EnvRows} from './EnvRows'
+import {BudgetFields} from './BudgetFields'
 import {localErrors, specOf, valuesOf, type FormErrors} from './formSpec'
 import {CLAUDE, CODEX, EMPTY, fieldOf, PRESETS, presetValues, PROFILES, takesPrompt, type FormValues} from './presets'
 import {SandboxFields} from './SandboxFields'
 import {SilenceFields} from './SilenceFields'
+import {useWorktreeDefault, WorktreeFields} from './WorktreeFields'
 
 interface Props {
   projectId: string
@@ -24,6 +26,7 @@ export function AgentForm({projectId, projectPath, editing, onDone, onCancel}: P
   const [busy, setBusy] = useState(false)
   const claude = v.profile === CLAUDE
   const mcp = useMCPConfig(claude)
+  const gitProject = useWorktreeDefault(projectId)
   const set = (patch: Partial<FormValues>) => setV((old) => ({...old, ...patch}))
   const field = (k: keyof FormValues) => ({
     name: k, value: v[k] as string, 'aria-invalid': !!errors[k] || undefined,
@@ -68,7 +71,8 @@ export function AgentForm({projectId, projectPath, editing, onDone, onCancel}: P
       {!editing && (
         <div className="presets" role="group" aria-label="Preset">
           {PRESETS.map((p) => (
-            <button type="button" key={p.id} aria-pressed={p.id === preset} onClick={() => set(p.values)}>{p.label}</button>
+            <button type="button" key={p.id} aria-pressed={p.id === preset}
+              onClick={() => set({...p.values, worktree: p.id !== 'custom' && gitProject})}>{p.label}</button>
           ))}
         </div>
       )}
@@ -125,6 +129,8 @@ export function AgentForm({projectId, projectPath, editing, onDone, onCancel}: P
         </label>
         <label>Resume arguments<input {...field('resumeArgs')} placeholder="… --resume {sessionId}"/>{err('resumeArgs')}</label>
       </div>
+      <WorktreeFields values={v} onChange={set} error={err('base')}
+        editing={editing ? {branch: editing.workspace?.branch, path: editing.workspace?.path} : undefined}/>
       <SandboxFields values={v} draft={draft} onDraft={setDraft} error={errors.writeDirs}
         onChange={(patch) => {
           set(patch)
@@ -137,6 +143,7 @@ export function AgentForm({projectId, projectPath, editing, onDone, onCancel}: P
         <label>Stop grace (s)<input {...field('graceSec')} inputMode="numeric"/>{err('graceSec')}</label>
       </div>
       <SilenceFields values={v} profile={v.profile} projectId={projectId} onChange={set}/>
+      <BudgetFields values={v} onChange={set} errors={errors}/>
       <label className="check">
         <input type="checkbox" checked={v.keepAlive} onChange={(e) => set({keepAlive: e.target.checked})}/>
         Keep alive (restart when it dies, with backoff)

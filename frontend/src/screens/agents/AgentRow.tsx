@@ -6,6 +6,7 @@ import {activityText, briefDetail, crashLoopText, isLive, restartText, runtimeTe
 import {ago, exact} from '../../lib/time'
 import {cpuText, figuresText, memText, mib, money} from '../../lib/usage'
 import {joinArgs} from '../../lib/args'
+import {budgetReached, limitsText, spendText} from '../../lib/budget'
 import {LockIcon} from '../../components/Icons'
 import type {ColumnId} from './AgentList'
 import {RowActions} from './AgentActions'
@@ -111,7 +112,12 @@ export const AgentRow = memo(function AgentRow({agent: a, now, selected, cursor,
       <td className="c-runs num" title={runsTitle(a, seenRuns)}>
         {runsOf(a, seenRuns) || <span className="muted">—</span>}{a.autoResumeCount > 0 && <span className="auto"> · {a.autoResumeCount}↻</span>}
       </td>
-      {has('cost') && <td className="c-cost num" title={costTitle || 'No cost reported'}>{money(cost) || <span className="muted">—</span>}</td>}
+      {has('cost') && (
+        <td className={budgetReached(a) ? 'c-cost num over' : 'c-cost num'} data-spend={spendText(a) || undefined}
+          title={[limitsText(a) && `Budget: ${limitsText(a)}`, costTitle || 'No cost reported'].filter(Boolean).join('\n')}>
+          {spendText(a) || money(cost) || <span className="muted">—</span>}
+        </td>
+      )}
       {has('cpu') && <td className="c-cpu num" title={usage}>{cpuText(stats?.cpuPercent)}</td>}
       {has('mem') && <td className="c-mem num" title={usage}>{memText(stats?.rssBytes)}</td>}
       <td className="c-actions"><RowActions agent={a}/></td>

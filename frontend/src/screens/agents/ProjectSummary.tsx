@@ -1,7 +1,8 @@
 import type {Agent, Project} from '../../api'
 import {costOf} from '../../lib/groups'
 import {loadText} from '../../lib/pause'
-import {attentionText, exactMoney, money} from '../../lib/usage'
+import {dailyText} from '../../lib/budget'
+import {attentionText, exactMoney} from '../../lib/usage'
 import {useCostToday} from '../../state/queries'
 
 interface Props {
@@ -25,10 +26,11 @@ export function ProjectSummary({project, agents, attention, costs}: Props) {
         {loadText(project)}
       </span>
       {attention > 0 && <span className="attn" data-attention={attention} title="Agents in “Needs you”: waiting for you, failed, crash-looping, interrupted, silent or unable to start (Acknowledge clears one)">{attentionText(attention)}</span>}
-      {(costs || today > 0) && (
-        <span className="cost-today" data-cost-today={today.toFixed(4)}
-          title={`What this project's agents reported their runs cost today (local time)${total != null ? `; ${exactMoney(total)} in all` : ''}`}>
-          {money(today)} today
+      {(costs || today > 0 || !!project.dailyBudgetUsd) && (
+        <span className={project.budgetHeld ? 'cost-today over' : 'cost-today'} data-cost-today={today.toFixed(4)}
+          title={`What this project's agents reported their runs cost today (local time)${total != null ? `; ${exactMoney(total)} in all` : ''}${
+            project.budgetHeld ? '. The daily budget is reached: its agents are paused and starts wait until it is raised (settings) or the day ends.' : ''}`}>
+          {dailyText(project, today)}
         </span>
       )}
     </span>

@@ -15,7 +15,9 @@ export function valuesOf(a: Agent): FormValues {
     timeoutSec: String(a.timeoutSec), graceSec: String(a.graceSec),
     keepAlive: a.keepAlive, autoStartOnRestore: a.autoStartOnRestore, prompt: split.prompt, model: split.model,
     mcp: !!split.mcp, mcpValue: split.mcp, staleCheck: a.staleCheck ?? true, onStale: a.onStale ?? '',
+    maxBudgetUsd: a.maxBudgetUsd ? String(a.maxBudgetUsd) : '', maxTurns: a.maxTurns ? String(a.maxTurns) : '',
     ...valuesOfGrants(a.sandbox),
+    worktree: !!a.workspace?.worktree, base: a.workspace?.base ?? '',
   }
 }
 
@@ -40,6 +42,8 @@ export function specOf(v: FormValues, mcpConfig = ''): AgentSpec {
     staleCheck: v.staleCheck,
     // resume where the profile has no session to resume is the default instead (flag)
     onStale: v.onStale === 'resume' && !canResumeOnStale(v.profile) ? '' : v.onStale,
+    maxBudgetUsd: Number(v.maxBudgetUsd?.trim().replace(/^\$/, '') || 0), maxTurns: Number(v.maxTurns?.trim() || 0),
+    workspace: v.worktree ? {worktree: true, base: v.base.trim() || undefined} : undefined,
   }
 }
 
@@ -50,6 +54,8 @@ export function localErrors(v: FormValues, mcpConfig = ''): FormErrors {
   const e: FormErrors = {}
   if (!/^-?\d+$/.test(v.timeoutSec.trim() || '0')) e.timeoutSec = 'a whole number of seconds (0: none)'
   if (!/^-?\d+$/.test(v.graceSec.trim() || '0')) e.graceSec = 'a whole number of seconds'
+  if (!/^\$?\d*\.?\d*$/.test(v.maxBudgetUsd?.trim() ?? '')) e.maxBudgetUsd = 'maxBudgetUsd: an amount of dollars, e.g. 5 or 2.50 (empty: no limit)'
+  if (!/^\d*$/.test(v.maxTurns?.trim() ?? '')) e.maxTurns = 'maxTurns: a whole number of turns (empty: no limit)'
   if (v.profile === CLAUDE && v.mcp && !mcpConfig && !v.mcpValue) e.mcp = 'Shepherd could not say how to reach its MCP server; untick the box to create the agent without it'
   return e
 }

@@ -1,7 +1,8 @@
 import {joinArgs} from '../../lib/args'
 import {UNSANDBOXED, type SandboxValues} from '../../lib/sandbox'
+import {NO_WORKTREE, type WorktreeValues} from './WorktreeFields'
 
-export interface FormValues extends SandboxValues {
+export interface FormValues extends SandboxValues, WorktreeValues {
   id: string
   name: string
   command: string
@@ -25,12 +26,15 @@ export interface FormValues extends SandboxValues {
   /** The silence check (default on) and what a silent agent gets ('' the profile's default). */
   staleCheck: boolean
   onStale: string
+  /** Budgets per run, as typed ('' or 0: none). */
+  maxBudgetUsd?: string
+  maxTurns?: string
 }
 
 export const EMPTY: FormValues = {
   id: '', name: '', command: '', args: '', cwd: '', profile: 'generic', resumeArgs: '',
   env: [], timeoutSec: '0', graceSec: '10', keepAlive: false, autoStartOnRestore: false, prompt: '', model: '',
-  mcp: false, mcpValue: '', staleCheck: true, onStale: '', ...UNSANDBOXED,
+  mcp: false, mcpValue: '', staleCheck: true, onStale: '', ...UNSANDBOXED, ...NO_WORKTREE,
 }
 
 export const CLAUDE_INSTALL = 'npm install -g @anthropic-ai/claude-code'
@@ -154,11 +158,14 @@ export const presetValues = (id: string) => PRESETS.find((p) => p.id === id)!.va
 export function fieldOf(message: string): keyof FormValues | '' {
   const m = message.toLowerCase()
   if (m.includes('permission')) return 'writeDirs' // names the tag: shown in the sandbox section
+  if (m.includes('base "') || m.includes('git repository') || m.includes('worktree')) return 'base'
   if (m.includes('already exists')) return 'id'
   if (m.includes('command')) return 'command'
   if (m.includes('cwd')) return 'cwd'
   if (m.includes('environment')) return 'env'
   if (m.includes('gracesec')) return 'graceSec'
+  if (m.includes('maxbudgetusd')) return 'maxBudgetUsd'
+  if (m.includes('maxturns')) return 'maxTurns'
   if (m.includes('timeoutsec')) return 'timeoutSec'
   if (m.includes('profile')) return 'profile'
   if (m.includes('resume')) return 'resumeArgs'

@@ -11,6 +11,9 @@ import {AgentActions} from '../agents/AgentActions'
 import {StatusBadge} from '../agents/StatusBadge'
 import {AgentEvents} from './AgentEvents'
 import {AttentionLine} from './AttentionLine'
+import {BudgetPanel} from './BudgetPanel'
+import {DiffView} from './DiffView'
+import {WorktreeBadge} from './WorktreeBadge'
 import {LogView} from './LogView'
 import {RecordFields} from './RecordFields'
 import {SearchBar, step} from './search'
@@ -20,8 +23,8 @@ import {UsageNow, UsageStrip} from './UsageStrip'
 import {useLogLines} from './useLogLines'
 import {useStatsHistory} from './useStatsHistory'
 
-type Tab = 'log' | 'usage' | 'record' | 'events'
-const TAB_LABELS: Record<Exclude<Tab, 'log'>, string> = {usage: 'Usage', record: 'Record', events: 'Events'}
+type Tab = 'log' | 'diff' | 'usage' | 'record' | 'events'
+const TAB_LABELS: Record<Exclude<Tab, 'log'>, string> = {diff: 'Diff', usage: 'Usage', record: 'Record', events: 'Events'}
 
 const WRAP = 'shepherd.logWrap'
 function storedWrap(): boolean {
@@ -78,15 +81,17 @@ export function AgentDetail({agent, onClose}: {agent: Agent; onClose: () => void
         {agent.sandbox && (
           <span className="sandboxed" title={grantsTitle(agent.sandbox)}><LockIcon/> sandboxed</span>
         )}
+        <WorktreeBadge agent={agent} onOpen={() => setTab('diff')}/>
         <UsageNow agent={agent} samples={samples} onOpen={() => setTab('usage')}/>
         <AgentActions agent={agent}/>
         <button type="button" className="icon" aria-label="Close detail" title="Close (Esc)" onClick={onClose}>×</button>
       </header>
       {startError && !attentionReason(agent) && <p className="start-error" role="alert">{startError}</p>}
       <AttentionLine agent={agent} error={startError}/>
+      <BudgetPanel agent={agent}/>
       <UsageStrip agent={agent} onOpen={() => setTab('usage')}/>
       <div className="tabs" role="tablist">
-        {(['log', 'usage', 'record', 'events'] as Tab[]).map((t) => (
+        {(agent.workspace?.worktree ? ['log', 'diff', 'usage', 'record', 'events'] as Tab[] : ['log', 'usage', 'record', 'events'] as Tab[]).map((t) => (
           <button key={t} type="button" role="tab" aria-selected={tab === t} onClick={() => setTab(t)}>
             {t === 'log' ? (conversation ? 'Conversation' : 'Log') : TAB_LABELS[t]}
           </button>
@@ -123,6 +128,7 @@ export function AgentDetail({agent, onClose}: {agent: Agent; onClose: () => void
       {tab === 'log' && (conversation
         ? <StreamView lines={lines} markers={markers} search={search} current={current} onMatches={onMatches} jump={jump}/>
         : <LogView lines={lines} markers={markers} search={search} current={current} onMatches={onMatches} jump={jump} wrap={wrap}/>)}
+      {tab === 'diff' && agent.workspace?.worktree && <DiffView agent={agent}/>}
       {tab === 'usage' && <UsagePanel agent={agent} samples={samples}/>}
       {tab === 'record' && <RecordFields agent={agent}/>}
       {tab === 'events' && <AgentEvents projectId={agent.projectId} agentId={agent.id}/>}

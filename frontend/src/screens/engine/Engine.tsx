@@ -53,7 +53,7 @@ export function EngineBanner() {
         <span className="muted">Agents keep running; nothing is watching them until an engine runs.</span>
       </div>
       <button type="button" className="primary" disabled={busy} onClick={() => void start()}
-        title="Run the engine inside this window; it picks up every project and re-attaches to the agents still running">
+        title="Start the engine (a process of its own, which outlives this window); it picks up every project and re-attaches to the agents still running">
         Start an engine here
       </button>
     </div>

@@ -5,6 +5,7 @@ import {Dialog} from '../../components/Dialog'
 import {supportText} from '../../lib/sandbox'
 import {keys, useProjects, useSandboxSupport, useSettings} from '../../state/queries'
 import {useUI} from '../../state/ui'
+import {DailyBudgetField} from './DailyBudgetField'
 
 /** What of the sandbox this machine enforces, in a line (for every project). */
 function SandboxSupportLine() {
@@ -83,6 +84,9 @@ export function SettingsDialog() {
               <span className="setting-help muted" id={`help-${key}`}>{help} Default: {def}{unit ? ` ${unit}` : ''}.</span>
             </label>
           ))}
+          {s.dailyBudgetUsd !== undefined && (
+            <DailyBudgetField value={s.dailyBudgetUsd} onChange={(usd) => setS({...s, dailyBudgetUsd: usd})}/>
+          )}
           <label className="check">
             <input type="checkbox" name="notifyNative" checked={s.notifyNative} onChange={(e) => setS({...s, notifyNative: e.target.checked})}/>
             Desktop notifications when an agent fails, hangs or reaches its resume limit <span className="muted">(default: on)</span>
@@ -90,6 +94,16 @@ export function SettingsDialog() {
           <label className="check">
             <input type="checkbox" name="notifyCompletion" checked={s.notifyCompletion} onChange={(e) => setS({...s, notifyCompletion: e.target.checked})}/>
             Also notify when an agent completes <span className="muted">(default: off)</span>
+          </label>
+          <label className="setting">
+            <span className="setting-label">Worktree setup command</span>
+            <span className="setting-input">
+              <input name="worktreeSetup" value={s.worktreeSetup ?? ''} placeholder="npm ci" aria-describedby="help-worktreeSetup"
+                onChange={(e) => setS({...s, worktreeSetup: e.target.value})}/>
+            </span>
+            <span className="setting-help muted" id="help-worktreeSetup">
+              Run (with sh -c) in each new worktree an agent gets, before it starts; its output goes to the agent’s log. Default: none.
+            </span>
           </label>
           <SandboxSupportLine/>
           <p className="muted hint">

@@ -6,8 +6,16 @@ export function Ack(arg1, arg2) {
   return window['go']['app']['AgentService']['Ack'](arg1, arg2);
 }
 
+export function AnswerBudget(arg1, arg2, arg3, arg4) {
+  return window['go']['app']['AgentService']['AnswerBudget'](arg1, arg2, arg3, arg4);
+}
+
 export function Create(arg1, arg2) {
   return window['go']['app']['AgentService']['Create'](arg1, arg2);
+}
+
+export function Diff(arg1, arg2) {
+  return window['go']['app']['AgentService']['Diff'](arg1, arg2);
 }
 
 export function Events(arg1, arg2, arg3) {
@@ -30,8 +38,16 @@ export function Pause(arg1, arg2, arg3, arg4) {
   return window['go']['app']['AgentService']['Pause'](arg1, arg2, arg3, arg4);
 }
 
+export function RefreshWorktree(arg1, arg2) {
+  return window['go']['app']['AgentService']['RefreshWorktree'](arg1, arg2);
+}
+
 export function Remove(arg1, arg2, arg3, arg4) {
   return window['go']['app']['AgentService']['Remove'](arg1, arg2, arg3, arg4);
+}
+
+export function RemoveWorktree(arg1, arg2, arg3, arg4, arg5, arg6) {
+  return window['go']['app']['AgentService']['RemoveWorktree'](arg1, arg2, arg3, arg4, arg5, arg6);
 }
 
 export function Resume(arg1, arg2) {
@@ -64,4 +80,8 @@ export function Update(arg1, arg2) {
 
 export function Watch(arg1) {
   return window['go']['app']['AgentService']['Watch'](arg1);
+}
+
+export function WorktreeByDefault(arg1) {
+  return window['go']['app']['AgentService']['WorktreeByDefault'](arg1);
 }

@@ -1,0 +1,4 @@
+package app
+
+// PrepareSessionBus: macOS has no D-Bus session bus to auto-launch.
+func PrepareSessionBus() {}

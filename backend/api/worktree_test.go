@@ -1,0 +1,112 @@
+package api_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"shepherd/backend/api"
+	"shepherd/backend/supervisor"
+	"shepherd/backend/workspace"
+)
+
+// The real engine has worktrees.
+var _ api.Worktrees = (*supervisor.Engine)(nil)
+
+// wtFake is a fake engine with worktrees: it keeps the remove options and
+// answers a canned diff.
+type wtFake struct {
+	*fakeEngine
+	opts supervisor.RemoveOptions
+}
+
+func (f *wtFake) Remove(ctx context.Context, p, a string, o supervisor.RemoveOptions) error {
+	if err := f.call("Remove"); err != nil {
+		return err
+	}
+	f.mu.Lock()
+	f.opts = o
+	f.mu.Unlock()
+	return nil
+}
+
+func (f *wtFake) AgentDiff(ctx context.Context, p, a string) (*workspace.Diff, error) {
+	if err := f.call("AgentDiff"); err != nil {
+		return nil, err
+	}
+	return &workspace.Diff{Base: "main", Files: []workspace.FileDiff{{Path: "a.go", Status: "modified", Added: 2, Deleted: 1,
+		Hunks: []workspace.Hunk{{Header: "@@ -1 +1,2 @@", OldStart: 1, OldLines: 1, NewStart: 1, NewLines: 2,
+			Lines: []workspace.Line{{Op: "-", Text: "x"}, {Op: "+", Text: "y"}, {Op: "+", Text: "z"}}}}}}, Added: 2, Deleted: 1}, nil
+}
+
+func (f *wtFake) RefreshWorktree(ctx context.Context, p, a string) (supervisor.WorktreeView, error) {
+	if err := f.call("RefreshWorktree"); err != nil {
+		return supervisor.WorktreeView{}, err
+	}
+	return supervisor.WorktreeView{ProjectID: p, AgentID: a, Status: workspace.Status{Branch: "shepherd/" + a, Base: "main", Ahead: 2, Dirty: true}}, nil
+}
+
+func TestWorktreeEndpoints(t *testing.T) {
+	f := &wtFake{fakeEngine: newFake(t.TempDir())}
+	h := api.New(f, token, api.Options{Version: "test"})
+
+	var d workspace.Diff
+	mustJSON(t, do(t, h, "GET", "/v1/projects/p1/agents/a1/diff", ""), 200, &d)
+	if len(d.Files) != 1 || d.Files[0].Hunks[0].Lines[2].Text != "z" {
+		t.Fatalf("diff %+v", d)
+	}
+	var v supervisor.WorktreeView
+	mustJSON(t, do(t, h, "POST", "/v1/projects/p1/agents/a1/worktree/refresh", ""), 200, &v)
+	if v.Status.Ahead != 2 || !v.Status.Dirty || v.AgentID != "a1" {
+		t.Fatalf("refresh %+v", v)
+	}
+	w := do(t, h, "DELETE", "/v1/projects/p1/agents/a1?worktree=merge&discardChanges=true&force=true", "")
+	if w.Code != 200 || f.opts != (supervisor.RemoveOptions{Force: true, Worktree: "merge", DiscardChanges: true}) {
+		t.Fatalf("remove: %d %s, options %+v", w.Code, w.Body, f.opts)
+	}
+	for _, bad := range []string{"worktree=trash", "discardChanges=maybe"} {
+		if w := do(t, h, "DELETE", "/v1/projects/p1/agents/a1?"+bad, ""); w.Code != 400 || errorBody(t, w).Error != "ValidationError" {
+			t.Fatalf("%s: %d %s", bad, w.Code, w.Body)
+		}
+	}
+	f.err = &supervisor.Error{Kind: supervisor.ErrWorktreeDirty, Message: "agent 'a1': worktree has uncommitted changes"}
+	if w := do(t, h, "DELETE", "/v1/projects/p1/agents/a1?worktree=discard", ""); w.Code != http.StatusConflict || errorBody(t, w).Error != "WorktreeDirty" {
+		t.Fatalf("dirty: %d %s", w.Code, w.Body)
+	}
+}
+
+// Over the API, a remote engine's worktree calls come back as the same
+// values and error kinds.
+func TestRemoteWorktrees(t *testing.T) {
+	f := &wtFake{fakeEngine: newFake(t.TempDir())}
+	r := remoteOver(t, api.New(f, token, api.Options{Version: "test"}))
+	d, err := r.AgentDiff(context.Background(), "p1", "a1")
+	if err != nil || d.Files[0].Added != 2 {
+		t.Fatalf("diff %+v, %v", d, err)
+	}
+	if err := r.Remove(context.Background(), "p1", "a1", supervisor.RemoveOptions{Worktree: "keep", DeleteLog: true}); err != nil {
+		t.Fatal(err)
+	}
+	if f.opts != (supervisor.RemoveOptions{Worktree: "keep", DeleteLog: true}) {
+		t.Fatalf("options %+v", f.opts)
+	}
+	f.err = &supervisor.Error{Kind: supervisor.ErrMergeConflict, Message: "conflicts in a.go"}
+	err = r.Remove(context.Background(), "p1", "a1", supervisor.RemoveOptions{Worktree: "merge"})
+	if !errorsIs(err, supervisor.ErrMergeConflict) {
+		t.Fatalf("conflict: %v", err)
+	}
+	if _, err := r.RefreshWorktree(context.Background(), "p1", "a1"); !errorsIs(err, supervisor.ErrMergeConflict) {
+		t.Fatalf("refresh: %v", err)
+	}
+}
+
+func remoteOver(t *testing.T, h http.Handler) *api.Remote {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return api.NewRemote(api.EngineInfo{URL: srv.URL, Token: token})
+}
+
+func errorsIs(err, kind error) bool { return errors.Is(err, kind) }

@@ -1,0 +1,154 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+
+	"shepherd/backend/api"
+	"shepherd/backend/store"
+	"shepherd/backend/supervisor"
+)
+
+// optUsd is a dollar-amount flag that remembers whether it was given.
+type optUsd struct{ v *float64 }
+
+func (o *optUsd) String() string {
+	if o == nil || o.v == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*o.v, 'f', -1, 64)
+}
+
+func (o *optUsd) Set(s string) error {
+	v, err := parseUsd(s)
+	if err != nil {
+		return err
+	}
+	o.v = &v
+	return nil
+}
+
+// parseUsd reads a dollar amount ("5", "2.50", "$5").
+func parseUsd(s string) (float64, error) {
+	if len(s) > 0 && s[0] == '$' {
+		s = s[1:]
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, errors.New("want an amount of dollars, e.g. 5 or 2.50")
+	}
+	if v < 0 {
+		return 0, errors.New("must not be negative")
+	}
+	return v, nil
+}
+
+func dollars(v float64) string { return "$" + strconv.FormatFloat(v, 'f', 2, 64) }
+
+// budgetText says an agent's per-run limits in plain words.
+func budgetText(r *store.Record) string {
+	s := "none"
+	switch {
+	case r.MaxBudgetUsd > 0 && r.MaxTurns > 0:
+		s = fmt.Sprintf("%s and %d turns per run", dollars(r.MaxBudgetUsd), r.MaxTurns)
+	case r.MaxBudgetUsd > 0:
+		s = dollars(r.MaxBudgetUsd) + " per run"
+	case r.MaxTurns > 0:
+		s = fmt.Sprintf("%d turns per run", r.MaxTurns)
+	}
+	if lr := r.LastResult; lr != nil {
+		s += fmt.Sprintf("; last run %d turns", lr.Turns)
+		if lr.CostUSD != nil {
+			s += ", " + dollars(*lr.CostUSD)
+		}
+	}
+	return s
+}
+
+// setupBudget: show an agent's budget, set its limits, or answer a budget
+// pause.
+func setupBudget(fs *flag.FlagSet) runFunc {
+	var usd optUsd
+	var turns optInt
+	fs.Var(&usd, "usd", "the most one run may cost, in dollars (0: no limit)")
+	fs.Var(&turns, "turns", "the most turns one run may take (0: no limit)")
+	return func(e *env, pos, _ []string) error {
+		id, err := e.resolveProject(pos[0])
+		if err != nil {
+			return err
+		}
+		if len(pos) > 2 {
+			if usd.v != nil || turns.v != nil {
+				return usagef("budget: --usd and --turns set the limits; an answer takes none")
+			}
+			return answerBudget(e, id, pos)
+		}
+		var cur store.Record
+		if _, err := e.call(http.MethodGet, agentURL(id, pos[1])+"?reveal=true", nil, &cur); err != nil {
+			return err
+		}
+		if usd.v == nil && turns.v == nil {
+			if e.json {
+				_, err := e.fetch(http.MethodGet, agentURL(id, pos[1]), nil, &cur)
+				return err
+			}
+			fmt.Fprintf(e.stdout, "Budget of %s: %s\n", cur.ID, budgetText(&cur))
+			if cur.BudgetPause != "" && cur.Status == "paused" {
+				fmt.Fprintf(e.stdout, "Paused: %s\nAnswer: shepherd budget %s %s raise N|once|stop\n", cur.PauseNote, pos[0], pos[1])
+			}
+			return nil
+		}
+		spec := specOf(&cur)
+		if usd.v != nil {
+			spec.MaxBudgetUsd = *usd.v
+		}
+		if turns.v != nil {
+			spec.MaxTurns = *turns.v
+		}
+		var r store.Record
+		if human, err := e.fetch(http.MethodPut, agentURL(id, pos[1]), spec, &r); !human {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "Budget of %s: %s\n", r.ID, budgetText(&r))
+		return nil
+	}
+}
+
+// answerBudget posts raise N, once or stop.
+func answerBudget(e *env, id string, pos []string) error {
+	in := api.BudgetInput{Action: pos[2]}
+	switch in.Action {
+	case supervisor.AnswerRaise:
+		if len(pos) != 4 {
+			return usagef("budget raise: give the new limit (dollars, turns for a turns limit; 0: none)")
+		}
+		v, err := parseUsd(pos[3])
+		if err != nil {
+			return usagef("budget raise %s: %v", pos[3], err)
+		}
+		in.Limit = v
+	case supervisor.AnswerOnce, supervisor.AnswerStop:
+		if len(pos) != 3 {
+			return usagef("budget %s takes no value", in.Action)
+		}
+	default:
+		return usagef("budget: answer raise N, once or stop, not %q", in.Action)
+	}
+	var r store.Record
+	if human, err := e.fetch(http.MethodPost, agentURL(id, pos[1], "budget"), in, &r); !human {
+		return err
+	}
+	switch in.Action {
+	case supervisor.AnswerStop:
+		fmt.Fprintf(e.stdout, "Stopped %s (%s).\n", r.ID, r.Status)
+	case supervisor.AnswerOnce:
+		fmt.Fprintf(e.stdout, "Resumed %s once past its budget (%s).\n", r.ID, r.Status)
+	default:
+		fmt.Fprintf(e.stdout, "Raised; %s is %s. Budget: %s\n", r.ID, r.Status, budgetText(&r))
+	}
+	return nil
+}

@@ -1,0 +1,82 @@
+package cli
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func gitRepo(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	for k, v := range map[string]string{"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.DevNull,
+		"GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "t@example.com"} {
+		t.Setenv(k, v)
+	}
+	dir := filepath.Join(t.TempDir(), "repo")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("one\n"), 0o644)
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "initial"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	return dir
+}
+
+func TestWorktreeCLI(t *testing.T) {
+	p := isolate(t)
+	repo := gitRepo(t)
+	serve(t, p)
+	ok(t, "add-project", repo, "--name", "repo")
+
+	out := ok(t, "create", "repo", "edit", "--worktree", "--", "sh", "-c", `echo two > a.txt && git commit -qam edit && echo wip > b.txt`)
+	if !strings.Contains(out, "on branch shepherd/edit from main") {
+		t.Fatalf("create: %q", out)
+	}
+	// A preset in a git project gets a worktree unless told not to.
+	if out := ok(t, "create", "repo", "claude1", "--preset", "claude", "--prompt", "hi"); !strings.Contains(out, "branch shepherd/claude1") {
+		t.Fatalf("preset create: %q", out)
+	}
+	if out := ok(t, "create", "repo", "claude2", "--preset", "claude", "--no-worktree"); strings.Contains(out, "worktree") {
+		t.Fatalf("--no-worktree: %q", out)
+	}
+	fails(t, 2, "--base goes with --worktree", "create", "repo", "x", "--base", "main", "--", "true")
+
+	ok(t, "start", "repo", "edit")
+	waitStatus(t, "repo", "edit", "completed")
+	out = ok(t, "diff", "repo", "edit", "--patch")
+	for _, want := range []string{"edit against main", "2 file(s), +2 -1", "M  a.txt", "?  b.txt", "+two", "-one"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("diff lacks %q:\n%s", want, out)
+		}
+	}
+	if out := ok(t, "get", "repo", "edit"); !strings.Contains(out, "shepherd/edit (1 ahead, 0 behind main, uncommitted changes)") {
+		t.Fatalf("get: %q", out)
+	}
+	// b.txt is not committed: the merge asks (no terminal here: it fails).
+	fails(t, 1, "uncommitted changes", "rm", "repo", "edit", "--merge")
+	fails(t, 2, "use one of --keep, --merge and --discard", "rm", "repo", "edit", "--merge", "--discard")
+	ok(t, "rm", "repo", "edit", "--merge", "--discard-changes")
+	if b, _ := os.ReadFile(filepath.Join(repo, "a.txt")); string(b) != "two\n" {
+		t.Fatalf("main checkout after merge: %q", b)
+	}
+	ok(t, "rm", "repo", "claude1", "--discard")
+	fails(t, 1, "does not run in a worktree", "diff", "repo", "claude2")
+}
+
+func TestWorktreeHelpFits80Columns(t *testing.T) {
+	for _, c := range []string{"diff", "rm"} {
+		for _, line := range strings.Split(ok(t, "help", c), "\n") {
+			if len([]rune(line)) > 80 && !strings.Contains(line, "--show-secrets") { // a global flag's, not theirs
+				t.Errorf("help %s: line of %d columns: %q", c, len([]rune(line)), line)
+			}
+		}
+	}
+}

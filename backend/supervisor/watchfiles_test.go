@@ -1,0 +1,53 @@
+package supervisor
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"shepherd/backend/lifecycle"
+)
+
+// With WatchFiles the engine sees a log grow and a pause signal file come
+// and go at once, without polling: its clock (a fake one here) never moves
+// after the start, so no poll can have run — only the kernel's file-change
+// notification can have told it.
+func TestWatchFilesWithoutPolling(t *testing.T) {
+	clk := newFakeClock()
+	h := newHarness(t, func(c *Config) { c.Clock = clk; c.WatchFiles = true })
+	h.create(withID("a", sh("exec sleep 300")))
+	r := h.start("a")
+	h.waitStatus("a", lifecycle.Running, 5*time.Second)
+	// Later than the start by less than any timer's interval: nothing fires.
+	clk.Advance(5 * time.Second)
+	at := clk.Now().UTC()
+	f, err := os.OpenFile(r.LogPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString("working\n"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the log's growth to be seen", 5*time.Second, func() bool {
+		act := h.get("a").Activity
+		return act != nil && act.Since != nil && act.Since.Equal(at)
+	})
+
+	sig := filepath.Join(h.e.Store().ProjectDir(h.project.ID), "pause_signal")
+	if err := os.WriteFile(sig, []byte("lunch\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the project to pause on its signal file", 5*time.Second, func() bool {
+		v, _ := h.e.ProjectState(h.project.ID)
+		return v.Paused && v.PauseNote == "lunch"
+	})
+	if err := os.Remove(sig); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the project to resume when its signal file is removed", 5*time.Second, func() bool {
+		v, _ := h.e.ProjectState(h.project.ID)
+		return !v.Paused
+	})
+}

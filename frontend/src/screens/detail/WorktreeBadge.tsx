@@ -1,0 +1,24 @@
+import type {Agent} from '../../api'
+import {aheadBehind} from '../../lib/diff'
+
+/** A worktree agent's branch, where it stands against its base, and what is wrong with it. */
+export function WorktreeBadge({agent, onOpen}: {agent: Agent; onOpen?: () => void}) {
+  const w = agent.workspace
+  if (!w?.worktree) return null
+  const base = w.base ?? ''
+  const title = [
+    `Runs in its own worktree ${w.path ?? ''}`,
+    `on branch ${w.branch ?? ''} from ${base}`,
+    w.dirty ? 'It has uncommitted changes.' : '',
+    w.problem ?? '', w.warning ?? '',
+  ].filter(Boolean).join('\n')
+  return (
+    <button type="button" className={`worktree-badge${w.problem ? ' bad' : w.warning ? ' warn' : ''}`} title={title}
+      aria-label={`Worktree ${w.branch ?? ''}`} onClick={onOpen}>
+      <span className="branch">⎇ {w.branch}</span>
+      {w.problem
+        ? <span className="problem">{w.problem}</span>
+        : <span className="muted">{aheadBehind(w.ahead ?? 0, w.behind ?? 0, base)}{w.dirty ? ' · uncommitted' : ''}</span>}
+    </button>
+  )
+}
