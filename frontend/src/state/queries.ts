@@ -8,6 +8,7 @@ import {feedOf, type FeedEntry} from '../lib/feed'
 import {countGroups} from '../lib/groups'
 import {runCounts} from '../lib/runs'
 import {repeats} from '../lib/whileClosed'
+import {useUI} from './ui'
 
 export const keys = {
   projects: ['projects'] as const,
@@ -249,7 +250,14 @@ export function useEngineEvents() {
       }),
       onEvent(EVENTS.notify, (n) => {
         if (n.projectId) feed.touch(n.projectId)
-        const opts = {description: n.message}
+        // An agent that waits for the user (or failed) is one click away.
+        const {projectId, agentId} = n
+        const show = projectId && agentId ? {action: {label: 'Show', onClick: () => {
+          const ui = useUI.getState()
+          if (ui.projectId !== projectId) ui.selectProject(projectId)
+          ui.selectAgent(agentId)
+        }}} : {}
+        const opts = {description: n.message, ...show, ...(n.kind === 'waiting' ? {duration: 15_000} : {})}
         if (n.level === 'error') toast.error(n.title, opts)
         else if (n.level === 'warning') toast.warning(n.title, opts)
         else if (n.level === 'success') toast.success(n.title, opts)
