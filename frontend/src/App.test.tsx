@@ -16,7 +16,7 @@ vi.mock('./api', async (orig) => {
     getEngine: vi.fn(),
     api: {
       projects: {list: vi.fn(), select: vi.fn(), pickFolder: vi.fn(), add: vi.fn(), whileClosed: vi.fn()},
-      agents: {list: vi.fn(), events: vi.fn(), watch: vi.fn(() => Promise.resolve())},
+      agents: {list: vi.fn(), events: vi.fn(), watch: vi.fn(() => Promise.resolve()), statsHistory: vi.fn(() => Promise.resolve([]))},
       logs: {tail: vi.fn(), follow: vi.fn(), unfollow: vi.fn()},
       settings: {get: vi.fn()},
       setTitle: vi.fn(),
@@ -184,6 +184,22 @@ describe('App', () => {
     expect(press(document.body)).toBe(true)
     expect(press(document.querySelector('tr[data-agent="web"]')!)).toBe(true)
     expect(press(screen.getByLabelText('Filter agents'))).toBe(false)
+  })
+
+  it('a toast about an agent has Show, which opens it', async () => {
+    vi.mocked(api.projects.list).mockResolvedValue([project])
+    vi.mocked(api.agents.list).mockResolvedValue([agent({id: 'ask', projectId: 'p1', status: 'running'})])
+    vi.mocked(api.agents.events).mockResolvedValue([])
+    vi.mocked(api.logs.tail).mockReturnValue(new Promise(() => {}))
+    vi.mocked(api.logs.unfollow).mockResolvedValue(undefined as never)
+    vi.mocked(api.settings.get).mockReturnValue(new Promise(() => {}))
+    renderApp()
+    await screen.findByText('ask')
+    act(() => handlers.get('notify')!({level: 'warning', kind: 'waiting', title: 'ask waits for you', message: 'permission for Bash',
+      projectId: 'p1', agentId: 'ask'}))
+    const toastEl = (await screen.findByText('ask waits for you')).closest('[data-sonner-toast]')!
+    act(() => (toastEl.querySelector('[data-button]') as HTMLElement).click())
+    expect(useUI.getState().agentId).toBe('ask')
   })
 
   it('summarises a sync', () => {
