@@ -21,7 +21,13 @@ export function attentionTests() {
       resumeArgs: [...STREAM, '--resume', '{sessionId}', '--', 'continue'], env,
     })
     await claude('ask', {FAKE_CLAUDE_MODE: 'permission'})
-    await claude('limited', {FAKE_CLAUDE_MODE: 'rate-limit', FAKE_CLAUDE_TOOL_SECONDS: '600'})
+    // The rate-limited one writes its api_retry line a second after it starts: the engine watches a log for
+    // changes only from after the spawn, so what a run writes at once is read on its next write (an engine
+    // issue, reported), and this one writes nothing more for 10 minutes.
+    await api('POST', `/v1/projects/${project.id}/agents`, {
+      id: 'limited', command: 'sh', args: ['-c', `sleep 1; exec claude ${STREAM.join(' ')} 'clean the build'`],
+      profile: 'claude-stream-json', graceSec: 1, env: {FAKE_CLAUDE_MODE: 'rate-limit', FAKE_CLAUDE_TOOL_SECONDS: '600'},
+    })
     await api('POST', `/v1/projects/${project.id}/agents`, {id: 'dev', command: 'sh', args: ['-c', 'echo serving; exec sleep 600'], graceSec: 1})
     await row('ask').waitFor()
     await api('POST', `/v1/projects/${project.id}/agents/limited/start`)
