@@ -120,6 +120,10 @@ export function attentionTests() {
           assert.ok(hit.onTop, `${name} is covered at ${size}`)
         }
         await page.screenshot({path: join(OUT, `toast-over-dialog-${size}-${scheme}.png`)})
+        // The silence check as it applies to this agent (a Claude Code one), further down the form.
+        await dialog.locator('fieldset.silence').scrollIntoViewIfNeeded()
+        await dialog.locator('[data-silence-rule]', {hasText: /with no CPU use → its log is read/}).waitFor()
+        await page.screenshot({path: join(OUT, `form-silence-${size}-${scheme}.png`)})
         await page.keyboard.press('Escape')
         await dialog.waitFor({state: 'detached'})
         n++
