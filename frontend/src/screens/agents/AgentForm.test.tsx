@@ -328,7 +328,7 @@ describe('AgentForm', () => {
     createMock.mockImplementation(async (_p, spec) => agent({id: spec.id, command: spec.command}))
     renderForm()
     const rule = () => document.querySelector('[data-silence-rule]')!.textContent
-    await vi.waitFor(() => expect(rule()).toContain('Silent past 120 s (2 min 00 s) with no CPU use → flagged in Needs you (left running)'))
+    await vi.waitFor(() => expect(rule()).toContain('Silent past 120 s (2 min) with no CPU use → flagged in Needs you (left running)'))
     const onStale = () => document.querySelector<HTMLSelectElement>('[name="onStale"]')!
     const options = () => Array.from(onStale().options).map((o) => o.value)
     expect(options()).toEqual(['', 'flag', 'restart']) // no session to resume

@@ -1,4 +1,4 @@
-import {duration} from '../../lib/time'
+import {short} from '../../lib/time'
 import {useSettings} from '../../state/queries'
 import {takesPrompt} from './presets'
 
@@ -54,8 +54,8 @@ export function SilenceFields({values: v, profile, projectId, onChange}: Props) 
       {v.staleCheck
         ? <>
             <p className="hint" data-silence-rule>
-              Silent past {threshold} s{threshold >= 60 ? ` (${duration(threshold * 1000)})` : ''} with no CPU use → {onStaleText(policy, profile)}.
-              {resumable && busy > 0 && <> A tool call in flight counts as work for up to {duration(busy * 1000)}.</>}
+              Silent past {threshold} s{threshold >= 60 ? ` (${short(threshold * 1000)})` : ''} with no CPU use → {onStaleText(policy, profile)}.
+              {resumable && busy > 0 && <> A tool call in flight counts as work for up to {short(busy * 1000)}.</>}
               <span className="muted"> The threshold is a project setting.</span>
             </p>
             <label className="inline">

@@ -13,7 +13,8 @@ export function AttentionLine({agent: a, error}: {agent: Agent; error?: string})
   const ack = useAcknowledge()
   const why = attentionReason(a, now)
   const waiting = waitingView(a, now)
-  if (why) {
+  // A budget pause has its own panel, with its answers.
+  if (why && !(a.budgetPause && a.status === 'paused')) {
     return (
       <p className="attention-line needs-you" data-attention-line role={error ? 'alert' : undefined}>
         <span title={`${why}${error ? ` — ${error}` : ''}`}><strong>Needs you:</strong> {why}{error && <span className="start-error"> — {error}</span>}</span>
