@@ -10,7 +10,8 @@
 // In order: the window attached to `shepherd serve` (attach.mjs), which then
 // ends, and the window starts the headless engine; the cockpit against that
 // engine (below); pause, the run queue and a stale recovery
-// (pause.mjs); the sandbox, a Codex agent, and what runs cost and use (usage.mjs).
+// (pause.mjs); the sandbox, a Codex agent, and what runs cost and use (usage.mjs);
+// waiting for the user, acknowledge, crash loops and toasts over dialogs (attention.mjs).
 import {after, before, test} from 'node:test'
 import assert from 'node:assert/strict'
 import {mkdtempSync, readFileSync} from 'node:fs'
@@ -25,6 +26,7 @@ import {pauseTests} from './pause.mjs'
 import {usageTests} from './usage.mjs'
 import {budgetTests} from './budget.mjs'
 import {worktreeTests} from './worktree.mjs'
+import {attentionTests} from './attention.mjs'
 
 const project = mkdtempSync(join(tmpdir(), 'shepherd-e2e-project-'))
 const many = mkdtempSync(join(tmpdir(), 'shepherd-e2e-many-'))
@@ -210,7 +212,7 @@ test('keys: / filters, ↑/↓ move, Enter opens, Esc closes', async () => {
   await page.locator('[data-search="agents"]').fill('')
 })
 
-test('30 agents: at least 25 visible at 1280×800; no sideways scrolling at 1024×700; screenshots', async () => {
+test('30 agents: all 30 visible at 1280×800; no sideways scrolling at 1024×700; screenshots', async () => {
   const p = await api('POST', '/v1/projects', {path: many, name: 'many-agents'})
   const kinds = [
     ...Array.from({length: 3}, (_, i) => ({id: `broken-${i + 1}`, command: 'sh', args: ['-c', `echo boom; exit ${i + 2}`], start: true})),
@@ -239,7 +241,7 @@ test('30 agents: at least 25 visible at 1280×800; no sideways scrolling at 1024
       await sleep(200)
       if (size === '1280' && scheme === 'light') {
         const n = await visibleRows()
-        assert.ok(n >= 25, `only ${n} of 30 agents visible at 1280×800`)
+        assert.equal(n, 30, `only ${n} of 30 agents visible at 1280×800`)
       }
       const sideways = await page.evaluate(() => {
         const wrap = document.querySelector('.list-wrap')
@@ -291,3 +293,5 @@ usageTests()
 budgetTests()
 
 worktreeTests()
+
+attentionTests()

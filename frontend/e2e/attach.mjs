@@ -1,14 +1,16 @@
 // The window attached to a running `shepherd serve` (e2e.sh starts it before
 // wails dev, with the same XDG folders): the window is a client of that
 // engine, and the CLI sees what the window did. Then serve ends; the window
-// says its engine went away and starts another (the headless engine),
-// against which the rest of the tests run.
+// says its engine went away (once) and starts another (the headless engine),
+// against which the rest of the tests run; its first screen says what
+// happened while no engine watched (an agent re-attached, one that exited
+// with its code).
 import {test} from 'node:test'
 import assert from 'node:assert/strict'
 import {mkdtempSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {cli, createAgent, engine, page, row, shots, waitStatus} from './lib.mjs'
+import {api, cli, createAgent, engine, page, row, shots, sleep, waitStatus} from './lib.mjs'
 
 const served = mkdtempSync(join(tmpdir(), 'shepherd-e2e-served-'))
 const indicator = () => page.locator('[data-engine]').first()
@@ -57,14 +59,36 @@ export function attachTests() {
 
   test('serve ends: the window says its engine went away and starts another', async () => {
     const serve = engine()
+    // Two agents run on when serve ends: one is still running when the next engine starts, one exits before.
+    const served = (await api('GET', '/v1/projects')).find((p) => p.name === 'served')
+    const run = async (id, script) => {
+      await api('POST', `/v1/projects/${served.id}/agents`, {id, command: 'sh', args: ['-c', script], graceSec: 1})
+      await api('POST', `/v1/projects/${served.id}/agents/${id}/start`)
+      await waitStatus(id, 'running')
+    }
+    await run('survivor', 'echo still here; exec sleep 300')
+    await run('brief', 'sleep 2; exit 4')
     // SIGTERM, not `shepherd quit`: that would close the window too.
     process.kill(serve.pid, 'SIGTERM')
     const banner = page.getByRole('alert').filter({hasText: 'The engine this window was attached to went away'})
     await banner.waitFor()
     await page.locator('.sidebar [data-engine="lost"]').waitFor()
     await shots('engine-lost')
+    // The message is said once: by the banner, not again by the sidebar or the list.
+    assert.equal((await page.locator('body').textContent()).match(/went away/g)?.length, 1)
+    await sleep(2500) // brief ends while no engine watches
     await banner.getByRole('button', {name: 'Start an engine here'}).click()
     await banner.waitFor({state: 'detached'})
+    // What happened while closed: one summary, on the first screen.
+    const summary = page.getByRole('dialog', {name: 'While Shepherd was closed'})
+    await summary.waitFor()
+    await summary.locator('[data-outcome="reattached"]', {hasText: 'survivor'}).getByText('still running — re-attached').waitFor()
+    await summary.locator('[data-outcome="exited_while_closed"]', {hasText: 'brief'}).getByText('exited — exit code 4').waitFor()
+    await shots('while-closed')
+    await summary.getByRole('button', {name: 'OK'}).click()
+    await summary.waitFor({state: 'detached'})
+    await api('POST', `/v1/projects/${served.id}/stop-all`)
+    await waitStatus('survivor', 'stopped')
     // The window started the headless engine (SHEPHERD_ENGINE) and is its client.
     await page.locator('.sidebar [data-engine="attached"]').waitFor()
     const own = engine()

@@ -1,7 +1,7 @@
-import {act, render, screen} from '@testing-library/react'
+import {act, cleanup, render, screen} from '@testing-library/react'
 import {QueryClient, QueryClientProvider} from '@tanstack/react-query'
 import {beforeEach, describe, expect, it, vi} from 'vitest'
-import {api, type EventName} from './api'
+import {api, getEngine, type EventName, type WhileClosed} from './api'
 import App from './App'
 import {summarize} from './state/queries'
 import {useUI} from './state/ui'
@@ -13,9 +13,10 @@ vi.mock('./api', async (orig) => {
   const real = await orig<typeof import('./api')>()
   return {
     ...real,
+    getEngine: vi.fn(),
     api: {
-      projects: {list: vi.fn(), select: vi.fn(), pickFolder: vi.fn(), add: vi.fn()},
-      agents: {list: vi.fn(), events: vi.fn(), watch: vi.fn(() => Promise.resolve())},
+      projects: {list: vi.fn(), select: vi.fn(), pickFolder: vi.fn(), add: vi.fn(), whileClosed: vi.fn()},
+      agents: {list: vi.fn(), events: vi.fn(), watch: vi.fn(() => Promise.resolve()), statsHistory: vi.fn(() => Promise.resolve([]))},
       logs: {tail: vi.fn(), follow: vi.fn(), unfollow: vi.fn()},
       settings: {get: vi.fn()},
       setTitle: vi.fn(),
@@ -27,7 +28,7 @@ vi.mock('./api', async (orig) => {
           'agent:state': real.agentSchema, 'agent:removed': real.agentRefSchema, 'agent:log': real.logBatchSchema,
           'project:synced': real.syncSummarySchema, notify: real.notificationSchema,
           'project:state': real.projectStateSchema, 'engine:status': real.engineStatusSchema,
-          'agent:stats': real.statsBatchSchema, 'agent:worktree': real.worktreeViewSchema,
+          'agent:stats': real.statsBatchSchema, 'engine:while-closed': real.whileClosedSchema, 'agent:worktree': real.worktreeViewSchema,
         } as const)[name].safeParse(data)
         if (parsed.success) h(parsed.data)
       })
@@ -47,6 +48,55 @@ describe('App', () => {
     handlers.clear()
     useUI.setState({projectId: null, agentId: null, dialog: null})
     vi.mocked(api.projects.select).mockResolvedValue({projectId: 'p1', total: 0, counts: {}, agents: []})
+    vi.mocked(api.projects.whileClosed).mockResolvedValue(null)
+    vi.mocked(getEngine).mockResolvedValue({state: 'embedded', url: 'http://127.0.0.1:1', pid: 1, dataDir: '/d'})
+    localStorage.clear()
+  })
+
+  const closedSummary = (at: string): WhileClosed => ({at, projects: [
+    {projectId: 'p1', total: 3, counts: {exited_while_closed: 1, reattached: 1}, agents: [
+      {agentId: 'tests', outcome: 'exited_while_closed', status: 'failed', exitCode: 3, recovery: 'failed'},
+      {agentId: 'web', outcome: 'reattached', status: 'running', recovery: 'keep'},
+    ]},
+    {projectId: 'p2', total: 1, counts: {unknown_exit: 1}, agents: [
+      {agentId: 'job', outcome: 'unknown_exit', status: 'interrupted', detail: 'no process was recorded for this run'},
+    ]},
+  ]})
+
+  it('while Shepherd was closed: one summary for every project on the first screen, once per engine start, again from the feed', async () => {
+    vi.mocked(api.projects.list).mockResolvedValue([project, {...project, id: 'p2', name: 'other'}])
+    vi.mocked(api.agents.list).mockResolvedValue([])
+    vi.mocked(api.agents.events).mockResolvedValue([])
+    renderApp()
+    await screen.findByText(/No agents in this project yet/)
+    expect(screen.queryByRole('dialog')).toBeNull() // the engine is still loading: nothing yet
+    act(() => handlers.get('engine:while-closed')!(closedSummary('2026-05-01T12:00:00Z')))
+    const dialog = await screen.findByRole('dialog', {name: 'While Shepherd was closed'})
+    expect(dialog).toHaveTextContent('demo 1 exited, 1 re-attached')
+    expect(dialog.querySelector('[data-outcome="exited_while_closed"]')).toHaveTextContent('testsexited — exit code 3· marked failed from its log')
+    expect(dialog.querySelector('[data-outcome="reattached"]')).toHaveTextContent('webstill running — re-attached')
+    expect(dialog.querySelector('[data-while-closed="p2"]')).toHaveTextContent('other 1 ended (reason unknown)jobended — reason unknownno process was recorded')
+    // Its first load repeats it: no toast on top.
+    act(() => handlers.get('project:synced')!({projectId: 'p1', total: 3, counts: {exited_while_closed: 1, reattached: 1, unchanged: 1}, agents: []}))
+    screen.getByRole('button', {name: 'OK'}).click()
+    await vi.waitFor(() => expect(screen.queryByRole('dialog')).toBeNull())
+    expect(document.querySelector('[data-sonner-toast]')?.textContent ?? null).toBeNull()
+    // The same start again (a reload): not shown again.
+    cleanup()
+    vi.mocked(api.projects.whileClosed).mockResolvedValue(closedSummary('2026-05-01T12:00:00Z'))
+    renderApp()
+    await screen.findByText(/No agents in this project yet/)
+    await new Promise((r) => setTimeout(r, 50))
+    expect(screen.queryByRole('dialog')).toBeNull()
+    // From the feed.
+    act(() => useUI.getState().setFeedOpen(true))
+    ;(await screen.findByRole('button', {name: /While Shepherd was closed/})).click()
+    expect(await screen.findByRole('dialog', {name: 'While Shepherd was closed'})).toBeInTheDocument()
+    act(() => useUI.getState().close())
+    act(() => useUI.getState().setFeedOpen(false))
+    // Another engine start: shown again.
+    act(() => handlers.get('engine:while-closed')!(closedSummary('2026-05-02T08:00:00Z')))
+    expect(await screen.findByRole('dialog', {name: 'While Shepherd was closed'})).toBeInTheDocument()
   })
 
   it('first launch: says what Shepherd does and offers Add project', async () => {
@@ -71,6 +121,85 @@ describe('App', () => {
     expect(await screen.findByText('failed')).toBeInTheDocument()
     act(() => handlers.get('agent:removed')!({projectId: 'p1', agentId: 'web'}))
     expect(await screen.findByText(/No agents in this project yet/)).toBeInTheDocument()
+  })
+
+  it("the sidebar's Needs you count follows the list: an acknowledged failure is not counted, a wait for the user is", async () => {
+    vi.mocked(api.projects.list).mockResolvedValue([{...project, agents: 2, attention: 1}])
+    vi.mocked(api.agents.list).mockResolvedValue([
+      agent({id: 'old', projectId: 'p1', status: 'failed', exitReason: 'failed', acknowledgedAt: '2026-05-01T11:00:00Z'}),
+      agent({id: 'ask', projectId: 'p1', status: 'running', attention: 'waiting: permission for Bash',
+        activity: {state: 'waiting', waiting: 'permission for Bash', needsYou: true}}),
+    ])
+    renderApp()
+    expect(await screen.findByText('ask')).toBeInTheDocument()
+    const nav = screen.getByRole('navigation', {name: 'Projects'})
+    expect(nav.querySelector('[data-attention]')?.getAttribute('data-attention')).toBe('1')
+    const acked = agent({id: 'ask', projectId: 'p1', status: 'running', acknowledgedAt: '2026-05-01T12:00:00Z',
+      activity: {state: 'waiting', waiting: 'permission for Bash', needsYou: true}})
+    vi.mocked(api.agents.list).mockResolvedValue([acked]) // the list read again after the push
+    act(() => handlers.get('agent:state')!(acked))
+    await vi.waitFor(() => expect(nav.querySelector('[data-attention]')).toBeNull())
+  })
+
+  it("a toast never covers a dialog's buttons: while a dialog is open, toasts are under its backdrop", async () => {
+    vi.mocked(api.projects.list).mockResolvedValue([project])
+    vi.mocked(api.agents.list).mockResolvedValue([])
+    renderApp()
+    await screen.findByText(/No agents in this project yet/)
+    act(() => handlers.get('notify')!({level: 'error', title: 'loop failed', message: 'exit code 1', projectId: 'p1', agentId: 'loop'}))
+    await screen.findByText('loop failed')
+    const toaster = () => document.querySelector<HTMLElement>('[data-sonner-toaster]')!
+    expect(toaster().style.zIndex).toBe('')
+    act(() => useUI.getState().open({kind: 'addProject'}))
+    await screen.findByRole('dialog', {name: 'Add project'})
+    const overlayZ = Number(document.querySelector<HTMLElement>('.overlay')!.style.zIndex)
+    expect(overlayZ).toBeGreaterThan(0)
+    expect(Number(toaster().style.zIndex)).toBeLessThan(overlayZ)
+    act(() => useUI.getState().close())
+    await vi.waitFor(() => expect(toaster().style.zIndex).toBe(''))
+  })
+
+  it('"the engine went away" is said once, by the banner, not again by every view that cannot load', async () => {
+    const gone = 'The engine (pid 4242) went away: connection refused'
+    vi.mocked(getEngine).mockResolvedValue({state: 'lost', url: '', pid: 4242, dataDir: '', message: gone})
+    vi.mocked(api.projects.list).mockResolvedValue([project])
+    vi.mocked(api.agents.list).mockRejectedValue(gone)
+    renderApp()
+    await screen.findByText('The engine this window was attached to went away')
+    await new Promise((r) => setTimeout(r, 50))
+    expect(document.body.textContent!.match(/went away/g)).toHaveLength(1)
+    expect(screen.getByRole('alert')).toHaveTextContent('pid 4242: connection refused')
+  })
+
+  it('Ctrl+A outside a text field selects nothing; in one it selects its text', async () => {
+    vi.mocked(api.projects.list).mockResolvedValue([project])
+    vi.mocked(api.agents.list).mockResolvedValue([agent({id: 'web', projectId: 'p1'})])
+    renderApp()
+    await screen.findByText('web')
+    const press = (target: Element) => {
+      const e = new KeyboardEvent('keydown', {key: 'a', ctrlKey: true, bubbles: true, cancelable: true})
+      target.dispatchEvent(e)
+      return e.defaultPrevented
+    }
+    expect(press(document.body)).toBe(true)
+    expect(press(document.querySelector('tr[data-agent="web"]')!)).toBe(true)
+    expect(press(screen.getByLabelText('Filter agents'))).toBe(false)
+  })
+
+  it('a toast about an agent has Show, which opens it', async () => {
+    vi.mocked(api.projects.list).mockResolvedValue([project])
+    vi.mocked(api.agents.list).mockResolvedValue([agent({id: 'ask', projectId: 'p1', status: 'running'})])
+    vi.mocked(api.agents.events).mockResolvedValue([])
+    vi.mocked(api.logs.tail).mockReturnValue(new Promise(() => {}))
+    vi.mocked(api.logs.unfollow).mockResolvedValue(undefined as never)
+    vi.mocked(api.settings.get).mockReturnValue(new Promise(() => {}))
+    renderApp()
+    await screen.findByText('ask')
+    act(() => handlers.get('notify')!({level: 'warning', kind: 'waiting', title: 'ask waits for you', message: 'permission for Bash',
+      projectId: 'p1', agentId: 'ask'}))
+    const toastEl = (await screen.findByText('ask waits for you')).closest('[data-sonner-toast]')!
+    act(() => (toastEl.querySelector('[data-button]') as HTMLElement).click())
+    expect(useUI.getState().agentId).toBe('ask')
   })
 
   it('summarises a sync', () => {

@@ -2,10 +2,13 @@ import {useEffect} from 'react'
 import {useQueryClient} from '@tanstack/react-query'
 import {Toaster, toast} from 'sonner'
 import {api, errorMessage} from './api'
-import {keys, useEngineEvents, useProjects} from './state/queries'
+import {keys, useEngineDown, useEngineEvents, useProjects} from './state/queries'
 import {useUI, type Dialog} from './state/ui'
+import {OVERLAY_Z, useDialogOpen} from './components/Dialog'
+import {useNoSelectAll} from './components/useNoSelectAll'
 import {AgentFormDialog, RemoveAgentDialog, StopAllDialog} from './screens/agents/AgentDialogs'
 import {EngineBanner} from './screens/engine/Engine'
+import {useShowWhileClosed, WhileClosedDialog} from './screens/engine/WhileClosed'
 import {FeedPanel} from './screens/feed/FeedPanel'
 import {AgentsScreen} from './screens/agents/AgentsScreen'
 import {AddProjectDialog} from './screens/projects/AddProjectDialog'
@@ -27,16 +30,24 @@ function Dialogs({dialog}: {dialog: Dialog | null}) {
     case 'prefs': return <PrefsDialog/>
     case 'stopAll': return <StopAllDialog/>
     case 'pauseProject': return <PauseProjectDialog projectId={dialog.projectId}/>
+    case 'whileClosed': return <WhileClosedDialog/>
     default: return null
   }
 }
 
+/** Below the dialogs' backdrop, above the feed panel (20). */
+const UNDER_DIALOGS = OVERLAY_Z - 5
+
 export default function App() {
   useEngineEvents()
+  const modal = useDialogOpen()
+  useShowWhileClosed()
   const qc = useQueryClient()
   const {data: projects, isLoading, error} = useProjects()
   const {projectId, selectProject, dialog, feedOpen} = useUI()
   const project = projects?.find((p) => p.id === projectId)
+  const down = useEngineDown()
+  useNoSelectAll()
 
   // Fall back to the first project when none (or an unknown one) is selected.
   useEffect(() => {
@@ -58,7 +69,8 @@ export default function App() {
 
   let body
   // Projects already shown stay shown when a refetch fails (the engine went away: its banner says so).
-  if (error && !projects) body = <main className="empty"><h1>Shepherd</h1><p className="field-error">{errorMessage(error)}</p></main>
+  // With no engine, its banner is the one place that says so.
+  if (error && !projects) body = <main className="empty"><h1>Shepherd</h1>{!down && <p className="field-error">{errorMessage(error)}</p>}</main>
   else if (isLoading) body = <main className="empty"><p className="muted">Loading…</p></main>
   else if (!projects?.length) body = <EmptyState/>
   else body = project ? <AgentsScreen project={project}/> : null
@@ -72,7 +84,8 @@ export default function App() {
       </div>
       {feedOpen && projects && projects.length > 0 && <FeedPanel/>}
       <Dialogs dialog={dialog}/>
-      <Toaster richColors closeButton position="bottom-right" theme="system"/>
+      {/* A toast never covers a dialog's buttons: while one is open, toasts show under its backdrop. */}
+      <Toaster richColors closeButton position="bottom-right" theme="system" style={modal ? {zIndex: UNDER_DIALOGS} : undefined}/>
     </div>
   )
 }

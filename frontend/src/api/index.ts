@@ -9,9 +9,9 @@ import * as SettingsSvc from '../../wailsjs/go/app/SettingsService'
 import {EventsOn, WindowSetTitle} from '../../wailsjs/runtime/runtime'
 import type {z} from 'zod'
 import {
-  agentRefSchema, agentSchema, engineStatusSchema, logBatchSchema, notificationSchema, projectStateSchema, statsBatchSchema, syncSummarySchema,
+  agentRefSchema, agentSchema, engineStatusSchema, logBatchSchema, notificationSchema, projectStateSchema, statsBatchSchema, syncSummarySchema, whileClosedSchema,
   type Agent, type AgentSpec, type EngineEvent, type EngineStatus, type LogChunk, type Project,
-  type Prefs, type SandboxSupport, type Settings, type Stats, type SyncSummary,
+  type Prefs, type SandboxSupport, type Settings, type Stats, type SyncSummary, type WhileClosed,
 } from './types'
 import {worktreeViewSchema, type Diff, type WorktreeEnd, type WorktreeView} from './worktree'
 
@@ -37,6 +37,8 @@ export const api = {
     pause: (id: string, note = '', now = false) =>
       Projects.Pause(id, note, now) as Promise<{agentId: string; record?: Agent; error?: string}[]>,
     unpause: (id: string) => Projects.Unpause(id),
+    /** What the engine found at its start, for every project; null while it is still loading them. */
+    whileClosed: () => Projects.WhileClosed() as Promise<WhileClosed | null>,
   },
   agents: {
     list: (projectId: string) => Agents.List(projectId) as Promise<Agent[]>,
@@ -51,6 +53,8 @@ export const api = {
     resume: (projectId: string, id: string) => Agents.Resume(projectId, id) as Promise<Agent>,
     pause: (projectId: string, id: string, now = false, note = '') => Agents.Pause(projectId, id, now, note) as Promise<Agent>,
     unpause: (projectId: string, id: string) => Agents.Unpause(projectId, id) as Promise<Agent>,
+    /** The user has seen what it needed of them: it leaves Needs you until it needs them again. Rejects when there is nothing to acknowledge. */
+    ack: (projectId: string, id: string) => Agents.Ack(projectId, id) as Promise<Agent>,
     /** Answers a budget pause: raise the limit reached to limit (0: none), resume once past it, or stop. */
     answerBudget: (projectId: string, id: string, action: 'raise' | 'once' | 'stop', limit = 0) =>
       Agents.AnswerBudget(projectId, id, action, limit) as Promise<Agent>,
@@ -112,6 +116,7 @@ export const EVENTS = {
   engineStatus: 'engine:status',
   agentStats: 'agent:stats',
   notify: 'notify',
+  whileClosed: 'engine:while-closed',
   agentWorktree: 'agent:worktree',
 } as const
 
@@ -124,6 +129,7 @@ const schemas = {
   [EVENTS.engineStatus]: engineStatusSchema,
   [EVENTS.agentStats]: statsBatchSchema,
   [EVENTS.notify]: notificationSchema,
+  [EVENTS.whileClosed]: whileClosedSchema,
   [EVENTS.agentWorktree]: worktreeViewSchema,
 }
 type Schemas = typeof schemas

@@ -14,10 +14,16 @@ export const LIVE: ReadonlySet<string> = new Set(['spawning', 'running', 'timed_
 // Fields the engine is growing (activity, queue, pause, results, stats,
 // permissions): optional, shown when present.
 export const activitySchema = z.object({
-  state: z.string(), // working | busy | silent | stale
+  state: z.string(), // working | busy | silent | stale | waiting
   since: z.string().nullish(),
   tool: z.string().nullish(),
   toolSince: z.string().nullish(),
+  /** What a waiting agent waits for: "permission for Bash", "input", "rate limit until 14:05:00", "API overloaded". */
+  waiting: z.string().nullish(),
+  /** The wait is for the user (a permission, input); a rate limit is not. */
+  needsYou: z.boolean().nullish(),
+  /** When a rate-limited agent expects to go on. */
+  until: z.string().nullish(),
 }).loose()
 export type Activity = z.infer<typeof activitySchema>
 
@@ -98,6 +104,12 @@ export const agentSchema = z.object({
   parent: z.string().nullish(),
   staleCheck: z.boolean().nullish(),
   stale: z.boolean().nullish(),
+  /** What a stale agent gets: flag, restart or resume; empty: resume for Claude and Codex profiles, flag for the others. */
+  onStale: z.string().nullish(),
+  /** When the user acknowledged what it needed of them (until it needs them again). */
+  acknowledgedAt: z.string().nullish(),
+  /** The engine's reason the agent needs the user ("failed", "waiting: input", "crash loop: …"); absent: nothing. */
+  attention: z.string().nullish(),
   logPath: z.string(),
   /** Budgets per run (0 or absent: none); budgetPause: which one paused it ("run", "turns", "daily"). */
   maxBudgetUsd: z.number().nullish(),
@@ -124,6 +136,22 @@ export const syncSummarySchema = z.object({
   corrupt: z.array(z.object({agentId: z.string(), movedTo: z.string(), problem: z.string()})).nullish(),
 })
 export type SyncSummary = z.infer<typeof syncSummarySchema>
+
+/** What the engine found at its start, for every project: agents that ended with no engine watching, re-attached, recovered. */
+export const whileClosedSchema = z.object({
+  at: z.string(),
+  projects: z.array(syncSummarySchema.extend({
+    agents: z.array(z.object({
+      agentId: z.string(),
+      outcome: z.string(),
+      status: z.string(),
+      exitCode: z.number().nullish(),
+      detail: z.string().optional(),
+      recovery: z.string().optional(),
+    })).nullish(),
+  })).nullish(),
+})
+export type WhileClosed = z.infer<typeof whileClosedSchema>
 
 export const notificationSchema = z.object({
   level: z.string(),
@@ -212,6 +240,10 @@ export interface AgentSpec {
   graceSec?: number
   /** Omitted or null: not sandboxed. An array, even empty: sandboxed with these tags. */
   permissions?: string[] | null
+  /** The silence check (default on). */
+  staleCheck?: boolean
+  /** What a stale agent gets: flag, restart, resume; empty: the profile's default. */
+  onStale?: string
   /** Per run; 0: none. */
   maxBudgetUsd?: number
   maxTurns?: number

@@ -59,3 +59,17 @@ describe('feed', () => {
     expect(m.map((x) => x.agentId)).toEqual(['b', 'z', 'a', 'a'])
   })
 })
+
+describe('attention in the feed', () => {
+  it('re-attached, waiting (for the user or a rate limit) and acknowledged are lines of their own', () => {
+    const f = (e: EngineEvent) => describeEvent(e, 'p', 0)
+    expect(f({time: t(0), event: 'reattached', agentId: 'web', data: {pid: 4242}}))
+      .toMatchObject({level: 'info', title: 're-attached: still running after Shepherd restarted', reason: 'pid 4242', byUser: false})
+    expect(f({time: t(0), event: 'waiting', agentId: 'c', reason: 'permission for Bash', data: {hook: 'PermissionRequest', waiting: 'permission for Bash'}}))
+      .toMatchObject({level: 'warning', title: 'waiting: permission for Bash'})
+    expect(f({time: t(0), event: 'waiting', agentId: 'c', reason: 'rate limit until 14:05:00', data: {attempt: 2}}))
+      .toMatchObject({level: 'info', title: 'waiting: rate limit until 14:05:00'})
+    expect(f({time: t(0), event: 'attention:acknowledged', agentId: 'c', reason: 'failed'}))
+      .toMatchObject({level: 'info', title: 'acknowledged', reason: 'failed', byUser: true})
+  })
+})

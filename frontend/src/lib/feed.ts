@@ -48,7 +48,7 @@ export function endText(e: EngineEvent): string {
   return e.to ?? ''
 }
 
-const RECOVERY: Record<string, [Level, string]> = {
+export const RECOVERY: Record<string, [Level, string]> = {
   resume: ['warning', 'auto-resumed'],
   resume_limit: ['error', 'auto-resume limit reached; gave up'],
   mark_completed: ['success', 'marked completed from its log'],
@@ -151,6 +151,16 @@ export function describe(e: EngineEvent, projectId: string, index: number): Feed
       return {...base, level: 'info', title: `stop all: ${num(d.agents) ?? 0} agents`, byUser: true}
     case 'removed':
       return {...base, level: 'info', title: 'removed', byUser: true}
+    case 'reattached':
+      return {...base, level: 'info', title: 're-attached: still running after Shepherd restarted', reason: num(d.pid) ? `pid ${num(d.pid)}` : undefined}
+    case 'waiting': {
+      // A Claude hook (permission, input) waits for the user; a rate limit or an overload does not.
+      const what = e.reason ?? str(d.waiting) ?? ''
+      const forYou = !!str(d.hook) && !/rate limit|overload/i.test(what)
+      return {...base, level: forYou ? 'warning' : 'info', title: `waiting: ${what}`.trim()}
+    }
+    case 'attention:acknowledged':
+      return {...base, level: 'info', title: 'acknowledged', reason: e.reason, byUser: true}
   }
   return null
 }

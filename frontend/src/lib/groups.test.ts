@@ -1,6 +1,7 @@
 import {describe, expect, it} from 'vitest'
+import type {Agent} from '../api'
 import {agent, at, NOW} from '../test/fixtures'
-import {attentionReason, countGroups, filterAgents, groupAgents, groupOf, sortAgents, stoppable} from './groups'
+import {acknowledgeable, attentionReason, countGroups, goSeconds, filterAgents, groupAgents, groupOf, sortAgents, stoppable} from './groups'
 
 describe('groupOf', () => {
   it.each([
@@ -8,7 +9,19 @@ describe('groupOf', () => {
     ['resume limit', {status: 'failed', exitReason: 'resume_limit'}, 'attention', 'auto-resume limit reached'],
     ['stale left running', {status: 'running', stale: true}, 'attention', 'silent, left running'],
     ['interrupted, reason unknown', {status: 'interrupted', exitReason: 'exited_while_app_closed'}, 'attention', 'interrupted, reason unknown'],
-    ['restart loop', {status: 'failed', keepAlive: true, desired: 'running', restartFailureCount: 3, nextRestartAt: at(-30)}, 'attention', 'restart loop (3 failures in a row)'],
+    ['crash loop', {status: 'failed', keepAlive: true, desired: 'running', restartFailureCount: 5, nextRestartAt: at(-32)}, 'attention', 'crash loop: 5 crashes in a row, next try in 32s'],
+    ['crash loop, its restart due', {status: 'failed', keepAlive: true, desired: 'running', restartFailureCount: 6, nextRestartAt: at(1)}, 'attention', 'crash loop: 6 crashes in a row, restarting'],
+    ['crash loop, running again', {status: 'running', keepAlive: true, desired: 'running', restartFailureCount: 7}, 'attention', 'crash loop: 7 crashes in a row'],
+    ['4 crashes: not a loop yet', {status: 'failed', keepAlive: true, desired: 'running', restartFailureCount: 4, nextRestartAt: at(-30)}, 'working', ''],
+    ['5 failures without keep-alive', {status: 'completed', keepAlive: false, desired: 'running', restartFailureCount: 5}, 'idle', ''],
+    ['waiting for a permission', {status: 'running', activity: {state: 'waiting', waiting: 'permission for Bash', needsYou: true}}, 'attention', 'waiting: permission for Bash'],
+    ['waiting for input', {status: 'running', activity: {state: 'waiting', waiting: 'input', needsYou: true}}, 'attention', 'waiting: input'],
+    ['rate-limited: not for the user', {status: 'running', activity: {state: 'waiting', waiting: 'rate limit until 14:05:00', needsYou: false}}, 'working', ''],
+    ['acknowledged failure', {status: 'failed', exitReason: 'failed', acknowledgedAt: at(10)}, 'idle', ''],
+    ['acknowledged silence', {status: 'running', stale: true, acknowledgedAt: at(10)}, 'working', ''],
+    ['a budget pause', {status: 'paused', budgetPause: 'run', pausedAt: at(60)}, 'attention', 'budget reached'],
+    ['a budget pause with its note', {status: 'paused', budgetPause: 'run', pauseNote: 'budget reached: $5.00 per run', pausedAt: at(60)}, 'attention', 'budget reached: $5.00 per run'],
+    ["the engine's reason", {status: 'running', attention: 'waiting: permission for Edit'}, 'attention', 'waiting: permission for Edit'],
     ['a start error', {status: 'not_started', error: "Failed to start process 'x': exec: not found"}, 'attention', 'could not start'],
     ['running', {status: 'running'}, 'working', ''],
     ['spawning', {status: 'spawning'}, 'working', ''],
@@ -21,9 +34,28 @@ describe('groupOf', () => {
     ['not started', {status: 'not_started'}, 'idle', ''],
     ['paused', {status: 'paused', pausedAt: at(60)}, 'idle', ''],
   ] as const)('%s', (_n, patch, group, reason) => {
-    const a = agent(patch)
-    expect(groupOf(a)).toBe(group)
-    expect(attentionReason(a)).toBe(reason)
+    const a = agent(patch as Partial<Agent>)
+    expect(groupOf(a, NOW)).toBe(group)
+    expect(attentionReason(a, NOW)).toBe(reason)
+  })
+
+  it("counts a crash loop's next try down from the engine's reason", () => {
+    const a = agent({status: 'failed', keepAlive: true, desired: 'running', restartFailureCount: 5, nextRestartAt: at(-20),
+      attention: 'crash loop: 5 crashes in a row, next try in 32s'})
+    expect(attentionReason(a, NOW)).toBe('crash loop: 5 crashes in a row, next try in 20s')
+  })
+
+  it('an acknowledged agent can no longer be acknowledged only when nothing is wrong', () => {
+    expect(acknowledgeable(agent({status: 'failed', acknowledgedAt: at(5)}), NOW)).toBe(true)
+    expect(acknowledgeable(agent({status: 'completed'}), NOW)).toBe(false)
+    expect(acknowledgeable(agent({status: 'running', attention: 'waiting: input'}), NOW)).toBe(true)
+  })
+
+  it('prints seconds as Go does', () => {
+    expect(goSeconds(32_000)).toBe('32s')
+    expect(goSeconds(64_400)).toBe('1m4s')
+    expect(goSeconds(3_605_000)).toBe('1h0m5s')
+    expect(goSeconds(300)).toBe('0s')
   })
 
   it('a stopped loop is not a loop any more', () => {

@@ -8,18 +8,42 @@ export type Group = 'attention' | 'working' | 'idle'
 export const GROUPS: readonly Group[] = ['attention', 'working', 'idle']
 export const GROUP_LABELS: Record<Group, string> = {attention: 'Needs you', working: 'Working', idle: 'Idle'}
 
-/** Failures of a keep-alive restart in a row from which it counts as looping. */
-export const LOOPING = 3
+/**
+ * Keep-alive restart failures in a row from which an agent is in a crash
+ * loop (the engine's attention.CrashLoop).
+ */
+export const CRASH_LOOP = 5
 
 /** A keep-alive agent waiting for its next restart. */
 export const isRestarting = (a: Agent) => !!a.nextRestartAt && !LIVE.has(a.status)
 
-/** Why an agent needs the user, in a few words; '' when it does not. */
-export function attentionReason(a: Agent): string {
+/** A duration as Go prints a time.Duration rounded to the second: "32s", "1m4s", "1h0m5s". */
+export function goSeconds(ms: number): string {
+  const total = Math.round(ms / 1000)
+  const h = Math.floor(total / 3600)
+  const m = Math.floor((total % 3600) / 60)
+  const sec = total % 60
+  if (h) return `${h}h${m}m${sec}s`
+  if (m) return `${m}m${sec}s`
+  return `${sec}s`
+}
+
+/** The engine's rule (package attention), for records that do not carry its reason. */
+function localReason(a: Agent, now: number): string {
   const live = LIVE.has(a.status)
+  const act = a.activity
+  if (act?.state === 'waiting' && act.needsYou && a.status === 'running') return `waiting: ${act.waiting ?? ''}`
+  // A budget asks: raise it, resume once, or stop.
+  if (a.budgetPause && a.status === 'paused') return a.pauseNote || 'budget reached'
   if (a.stale && a.status === 'running') return 'silent, left running'
-  if (a.restartFailureCount >= LOOPING && a.desired === 'running') {
-    return `restart loop (${a.restartFailureCount} failures in a row)`
+  if (a.restartFailureCount >= CRASH_LOOP && a.desired === 'running' && a.keepAlive) {
+    let s = `crash loop: ${a.restartFailureCount} crashes in a row`
+    const next = parseTime(a.nextRestartAt)
+    if (next !== null && !live) {
+      const d = next - now
+      s += d > 0 ? `, next try in ${goSeconds(d)}` : ', restarting'
+    }
+    return s
   }
   if (isRestarting(a)) return ''
   if (a.status === 'failed') return a.exitReason === 'resume_limit' ? 'auto-resume limit reached' : 'failed'
@@ -33,8 +57,25 @@ export function attentionReason(a: Agent): string {
   return ''
 }
 
-export function groupOf(a: Agent): Group {
-  if (attentionReason(a)) return 'attention'
+/** Whether there is something the user could acknowledge (the engine's rule, acknowledged or not). */
+export const acknowledgeable = (a: Agent, now = Date.now()) =>
+  !!a.attention || localReason(a, now) !== ''
+
+/**
+ * Why an agent needs the user, in a few words; '' when it does not (or the
+ * user acknowledged it). The engine's reason when the record carries one —
+ * a crash loop's next try counted down here, as the engine would say it now.
+ */
+export function attentionReason(a: Agent, now = Date.now()): string {
+  if (a.attention) {
+    const local = a.attention.startsWith('crash loop') ? localReason(a, now) : ''
+    return local.startsWith('crash loop') ? local : a.attention
+  }
+  return a.acknowledgedAt ? '' : localReason(a, now)
+}
+
+export function groupOf(a: Agent, now = Date.now()): Group {
+  if (attentionReason(a, now)) return 'attention'
   if (LIVE.has(a.status) || a.status === 'queued' || isRestarting(a)) return 'working'
   return 'idle'
 }
@@ -56,8 +97,16 @@ function runMs(a: Agent, now: number): number {
   return stop === null ? -1 : stop - start
 }
 
-export const runsOf = (a: Agent) =>
-  a.totals?.runs ?? (a.startedAt ? 1 + a.restartCount + a.resumeCount : 0)
+/**
+ * How many runs the agent started: what its events show (seen) when known,
+ * never fewer than its record proves (a start, its restarts and resumes,
+ * the runs that reported figures). The list's Runs column and the detail's
+ * run picker both count this way. 0: never run.
+ */
+export function runsOf(a: Agent, seen = 0): number {
+  if (!a.startedAt) return 0
+  return Math.max(seen, a.totals?.runs ?? 0, 1 + a.restartCount + a.resumeCount)
+}
 export const costOf = (a: Agent) => a.totals?.costUsd ?? a.lastResult?.costUsd ?? undefined
 /** The latest CPU and memory sample of a running agent; undefined for one not running. */
 export const statsOf = (a: Agent) => (LIVE.has(a.status) ? a.stats ?? undefined : undefined)

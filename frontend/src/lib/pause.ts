@@ -100,7 +100,8 @@ export function engineText(st: EngineStatus | undefined): {text: string; detail?
       return {text: 'Attached to an engine', detail: `pid ${st.pid}${st.url ? ` · ${st.url}` : ''}`, tone: 'ok',
         title: `The engine runs as a process of its own (started by a window, \`shepherd serve\` or at login); this window is its client, and quitting it quits the engine too.\n${where}`}
     case 'lost':
-      return {text: 'The engine went away', detail: st.pid ? `pid ${st.pid}` : undefined, tone: 'bad', title: st.message || where}
+      // The banner above says it went away; here, only that none answers.
+      return {text: 'No engine', detail: st.pid ? `pid ${st.pid} gone` : undefined, tone: 'bad', title: st.message || where}
     case undefined:
       return {text: 'Engine: …', tone: 'warn', title: 'Asking the engine'}
   }

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 import type {EngineEvent} from '../api'
-import {lineStarts, placeMarkers, runsFromEvents, runTitle, utf8Length} from './runs'
+import {lineStarts, placeMarkers, runCounts, runsFromEvents, runTitle, utf8Length} from './runs'
 
 const t = (s: number) => new Date(Date.parse('2026-05-01T12:00:00Z') + s * 1000).toISOString()
 const tr = (s: number, from: string, to: string, reason: string, data?: Record<string, unknown>): EngineEvent =>
@@ -67,5 +67,14 @@ describe('runs', () => {
     expect(placeMarkers(noOffsets, lines, [0, 1, 2, 3, 4]).map((m) => [m.run.n, m.line])).toEqual([[2, 1], [3, 3]])
     expect(placeMarkers(noOffsets, ['plain', 'text'], null)).toEqual([])
     expect(placeMarkers([], lines, null)).toEqual([])
+  })
+})
+
+describe('runCounts', () => {
+  it('counts the runs each agent started, as the run picker lists them', () => {
+    const ev = (agentId: string, from: string, to: string) => ({time: '2026-05-01T12:00:00Z', event: 'transition', agentId, from, to})
+    expect(runCounts([ev('a', 'not_started', 'spawning'), ev('a', 'spawning', 'running'), ev('a', 'running', 'completed'),
+      ev('a', 'completed', 'spawning'), ev('a', 'spawning', 'running'), ev('b', 'spawning', 'failed'), ev('c', 'spawning', 'running')]))
+      .toEqual({a: 2, c: 1})
   })
 })

@@ -75,6 +75,15 @@ export function runsFromEvents(events: readonly EngineEvent[], agentId?: string,
   return runs
 }
 
+/** Runs started per agent, from a project's events. */
+export function runCounts(events: readonly EngineEvent[]): Record<string, number> {
+  const n: Record<string, number> = {}
+  for (const e of events) {
+    if (e.event === 'transition' && e.to === 'running' && e.from === 'spawning' && e.agentId) n[e.agentId] = (n[e.agentId] ?? 0) + 1
+  }
+  return n
+}
+
 /** "Run 3 · auto-resumed after 5 min silent · session 5f0c…" */
 export function runTitle(r: Run): string {
   const parts = [`Run ${r.n}`, r.cause]

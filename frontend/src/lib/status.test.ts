@@ -31,8 +31,10 @@ describe('runtimeText', () => {
   })
   it('is "unknown" where it is', () => {
     expect(runtimeText(agent({status: 'interrupted', startedAt: at(100)}), NOW)).toBe('unknown')
-    expect(runtimeText(agent({status: 'interrupted'}), NOW)).toBe('unknown')
+    // Never run: "—", whatever its status (a start that failed, a queued start cancelled).
+    expect(runtimeText(agent({status: 'interrupted'}), NOW)).toBe('—')
     expect(runtimeText(agent({status: 'not_started'}), NOW)).toBe('—')
+    expect(runtimeText(agent({status: 'stopped', error: 'sandbox unavailable'}), NOW)).toBe('—')
   })
 })
 

@@ -2,7 +2,7 @@
 // the detail and the tests agree.
 import {LIVE, type Agent} from '../api'
 import {pausedDetail, queuedFor, queueLabel} from './pause'
-import {duration, inTime, parseTime, short} from './time'
+import {clock, duration, exact, inTime, parseTime, short} from './time'
 
 export type Tone = 'ok' | 'bad' | 'warn' | 'live' | 'idle'
 
@@ -74,7 +74,7 @@ export function statusView(a: Agent): StatusView {
 /** Run time: live for a running agent, start→stop for an ended one, "unknown" where it is. */
 export function runtimeText(a: Agent, now = Date.now()): string {
   const start = parseTime(a.startedAt)
-  if (start === null) return a.status === 'not_started' ? '—' : 'unknown'
+  if (start === null) return '—' // never run
   if (LIVE.has(a.status)) return duration(now - start)
   const stop = parseTime(a.stoppedAt)
   if (stop === null || stop < start) return 'unknown'
@@ -107,6 +107,7 @@ export function activityText(a: Agent, now = Date.now()): string {
       case 'working': return 'working'
       case 'silent': return `silent ${since(act.since)}`.trim()
       case 'stale': return `stale · silent ${since(act.since)}`.trim()
+      case 'waiting': return `waiting ${since(act.since)}`.trim()
     }
     return act.state
   }
@@ -124,4 +125,37 @@ export function briefDetail(detail?: string): string | undefined {
     .replace(/^Failed to start process '[^']*': /, '')
     .replace(/exec: "([^"]+)": executable file not found in \$PATH/, '$1 not found on PATH')
     .replace(/^Process '[^']*' is not started: (sandbox unavailable: )/, '$1')
+}
+
+export interface WaitingView {
+  /** "waiting: permission for Bash", "waiting: rate limit until 14:05:00". */
+  text: string
+  /** For the user (a permission, input): attention-coloured; a rate limit is calm. */
+  needsYou: boolean
+  title: string
+}
+
+/** A running agent that waits: for the user, or for a rate limit to pass; null when it does not wait. */
+export function waitingView(a: Agent, now = Date.now()): WaitingView | null {
+  const act = a.activity
+  if (act?.state !== 'waiting' || !LIVE.has(a.status)) return null
+  const what = act.waiting || (act.needsYou ? 'you' : 'the API')
+  const until = act.until && !/\buntil\b/.test(what) ? ` until ${clock(act.until).replace(/^.*, /, '')}` : ''
+  const text = `waiting: ${what}${until}`
+  const since = parseTime(act.since)
+  const title = [
+    act.needsYou ? `It waits for you: ${what}. Answer it in its terminal or session; Acknowledge takes it out of Needs you.`
+      : 'Rate-limited or overloaded: not hung, not killed; it goes on by itself.',
+    act.until && `Until ${exact(act.until)} (${inTime(act.until, now)})`,
+    since !== null && `Waiting for ${short(now - since)}`,
+  ].filter(Boolean).join('\n')
+  return {text, needsYou: !!act.needsYou, title}
+}
+
+/** "crash loop ×5 · retry in 8 s" for a keep-alive agent that keeps crashing (short, for a row); '' otherwise. */
+export function crashLoopText(reason: string, a: Agent, now = Date.now()): string {
+  if (!reason.startsWith('crash loop')) return ''
+  const next = !LIVE.has(a.status) && a.nextRestartAt ? inTime(a.nextRestartAt, now) : ''
+  return [`crash loop ×${a.restartFailureCount}`, next && (next === 'now' ? 'restarting' : `retry ${next}`)]
+    .filter(Boolean).join(' · ')
 }

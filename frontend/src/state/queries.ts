@@ -3,8 +3,12 @@
 import {useEffect} from 'react'
 import {useQueries, useQuery, useQueryClient, type QueryClient} from '@tanstack/react-query'
 import {toast} from 'sonner'
-import {api, EVENTS, getEngine, onEvent, type Agent, type EngineStatus, type Project, type StatsBatch, type SyncSummary} from '../api'
+import {api, EVENTS, getEngine, onEvent, type Agent, type EngineStatus, type Project, type StatsBatch, type SyncSummary, type WhileClosed} from '../api'
 import {feedOf, type FeedEntry} from '../lib/feed'
+import {countGroups} from '../lib/groups'
+import {runCounts} from '../lib/runs'
+import {repeats} from '../lib/whileClosed'
+import {useUI} from './ui'
 
 export const keys = {
   projects: ['projects'] as const,
@@ -15,6 +19,7 @@ export const keys = {
   feed: (projectId: string) => ['feed', projectId] as const,
   sandbox: ['sandbox'] as const,
   mcpConfig: ['mcpConfig'] as const,
+  whileClosed: ['whileClosed'] as const,
   statsHistory: (projectId: string, agentId: string, startedAt: string) => ['statsHistory', projectId, agentId, startedAt] as const,
 }
 
@@ -22,6 +27,16 @@ export const keys = {
 export const FEED_EVENTS = 400
 /** Events read for one agent's runs and events tab. */
 export const AGENT_EVENTS = 500
+
+/** What the engine found at its start, for every project (null while it loads them; then pushed as engine:while-closed). */
+export function useWhileClosed() {
+  return useQuery({queryKey: keys.whileClosed, queryFn: async () => (await api.projects.whileClosed()) ?? null, retry: false,
+    staleTime: Infinity}) // pushed when it changes; read again with everything when the engine changes
+}
+
+/** No engine answers (the one attached to went away, or none started): the banner says so, once. */
+export const engineDown = (st?: EngineStatus) => st?.state === 'lost' || st?.state === 'none'
+export const useEngineDown = () => engineDown(useEngineStatus().data)
 
 /** Which engine the window talks to (pushed as engine:status when it changes). */
 export function useEngineStatus() {
@@ -77,6 +92,23 @@ export function useAgents(projectId: string | null) {
   })
 }
 
+/**
+ * What needs the user in each project: counted from its agents where the
+ * window holds them (the same rule as the list's Needs you), else the
+ * engine's count.
+ */
+export function useAttentionCounts(projects: readonly Project[]): Map<string, number> {
+  return useQueries({
+    queries: projects.map((p) => ({
+      queryKey: keys.agents(p.id),
+      queryFn: () => api.agents.list(p.id),
+      enabled: false, // read what is cached; the shown project's list is fetched by its screen
+    })),
+    combine: (results) => new Map(results.map((r, i) => [projects[i].id,
+      r.data ? countGroups(r.data).attention : projects[i].attention])),
+  })
+}
+
 export function useAgentEvents(projectId: string, agentId: string) {
   return useQuery({
     queryKey: keys.events(projectId, agentId),
@@ -84,15 +116,28 @@ export function useAgentEvents(projectId: string, agentId: string) {
   })
 }
 
+interface ProjectFeed {
+  entries: FeedEntry[]
+  /** Runs started per agent, counted from the same events (the newest FEED_EVENTS of the project). */
+  runs: Record<string, number>
+}
+
+async function projectFeed(projectId: string): Promise<ProjectFeed> {
+  const events = await api.agents.events(projectId, '', FEED_EVENTS) ?? []
+  return {entries: feedOf(events, projectId), runs: runCounts(events)}
+}
+
 /** The activity feed of these projects, one query each (newest first within each). */
 export function useFeeds(projects: readonly Project[]): {projectId: string; entries: FeedEntry[]}[] {
   return useQueries({
-    queries: projects.map((p) => ({
-      queryKey: keys.feed(p.id),
-      queryFn: async () => feedOf(await api.agents.events(p.id, '', FEED_EVENTS) ?? [], p.id),
-    })),
-    combine: (results) => results.map((r, i) => ({projectId: projects[i].id, entries: r.data ?? []})),
+    queries: projects.map((p) => ({queryKey: keys.feed(p.id), queryFn: () => projectFeed(p.id)})),
+    combine: (results) => results.map((r, i) => ({projectId: projects[i].id, entries: r.data?.entries ?? []})),
   })
+}
+
+/** Runs started per agent of the project, from its recent events (the list's Runs column). */
+export function useRunCounts(projectId: string): Record<string, number> {
+  return useQuery({queryKey: keys.feed(projectId), queryFn: () => projectFeed(projectId), select: (f) => f.runs}).data ?? {}
 }
 
 /** Invalidates a project's query at most every half second, however many events arrive. */
@@ -180,7 +225,10 @@ export function useEngineEvents() {
         void qc.invalidateQueries({queryKey: keys.agents(sum.projectId)})
         void qc.invalidateQueries({queryKey: keys.projects})
         const text = summarize(sum)
-        if (text) toast.info(text, {id: `synced-${sum.projectId}`})
+        // The first load after a start repeats the while-closed summary, which says it for every project at once.
+        if (text && !repeats(qc.getQueryData<WhileClosed | null>(keys.whileClosed), sum.projectId, sum.counts)) {
+          toast.info(text, {id: `synced-${sum.projectId}`})
+        }
       }),
       onEvent(EVENTS.projectState, (view) => {
         // The pause and queue fields at once; the counts come with the refetch.
@@ -194,6 +242,7 @@ export function useEngineEvents() {
         void qc.invalidateQueries({queryKey: keys.projects})
       }),
       onEvent(EVENTS.agentStats, (batch) => applyStats(qc, batch)),
+      onEvent(EVENTS.whileClosed, (w) => qc.setQueryData(keys.whileClosed, w)),
       onEvent(EVENTS.engineStatus, (st) => {
         qc.setQueryData(keys.engine, st)
         // Another engine, or one of its own now: everything is fetched again.
@@ -201,7 +250,14 @@ export function useEngineEvents() {
       }),
       onEvent(EVENTS.notify, (n) => {
         if (n.projectId) feed.touch(n.projectId)
-        const opts = {description: n.message}
+        // An agent that waits for the user (or failed) is one click away.
+        const {projectId, agentId} = n
+        const show = projectId && agentId ? {action: {label: 'Show', onClick: () => {
+          const ui = useUI.getState()
+          if (ui.projectId !== projectId) ui.selectProject(projectId)
+          ui.selectAgent(agentId)
+        }}} : {}
+        const opts = {description: n.message, ...show, ...(n.kind === 'waiting' ? {duration: 15_000} : {})}
         if (n.level === 'error') toast.error(n.title, opts)
         else if (n.level === 'warning') toast.warning(n.title, opts)
         else if (n.level === 'success') toast.success(n.title, opts)

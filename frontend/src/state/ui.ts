@@ -15,6 +15,7 @@ export type Dialog =
   | {kind: 'prefs'}
   | {kind: 'stopAll'}
   | {kind: 'pauseProject'; projectId: string}
+  | {kind: 'whileClosed'}
 
 const LAST_PROJECT = 'shepherd.lastProject'
 

@@ -1,11 +1,11 @@
 import {toast} from 'sonner'
 import {api, errorMessage, type Agent, type Project} from '../../api'
 import {Menu, type MenuItem} from '../../components/Menu'
-import {isRestarting} from '../../lib/groups'
+import {attentionReason, isRestarting} from '../../lib/groups'
 import {canResume, isLive} from '../../lib/status'
 import {queuedFor} from '../../lib/pause'
 import {useQueryClient} from '@tanstack/react-query'
-import {keys} from '../../state/queries'
+import {keys, upsertAgent} from '../../state/queries'
 import {useUI} from '../../state/ui'
 
 /**
@@ -24,7 +24,7 @@ export function useAgentCall() {
   }
 }
 
-export type OpKind = 'start' | 'stop' | 'resume' | 'pause' | 'unpause' | 'edit' | 'remove'
+export type OpKind = 'start' | 'stop' | 'resume' | 'pause' | 'unpause' | 'ack' | 'edit' | 'remove'
 export interface Op {
   kind: OpKind
   label: string
@@ -33,13 +33,29 @@ export interface Op {
   run: () => void
 }
 
+/**
+ * Acknowledges what the agent needs of the user: it leaves Needs you (and
+ * the count) until it needs them again. The record comes back at once, so
+ * the row moves without waiting for the pushed one.
+ */
+export function useAcknowledge() {
+  const qc = useQueryClient()
+  const call = useAgentCall()
+  return async (a: Agent) => {
+    const rec = await call(`acknowledge ${a.id}`, () => api.agents.ack(a.projectId, a.id))
+    if (rec) upsertAgent(qc, rec)
+  }
+}
+
 const sid = (a: Agent) => (!a.sessionId ? '' : a.sessionId.length > 8 ? `${a.sessionId.slice(0, 8)}…` : a.sessionId)
 
 /** What can be done to an agent now, the primary one first. */
 export function useAgentOps(agent: Agent): Op[] {
   const call = useAgentCall()
+  const ack = useAcknowledge()
   const open = useUI((s) => s.open)
   const p = agent.projectId
+  const why = attentionReason(agent)
   const live = isLive(agent)
   const stopping = agent.status === 'stopping' || agent.status === 'killing'
   const restarting = isRestarting(agent)
@@ -100,6 +116,10 @@ export function useAgentOps(agent: Agent): Op[] {
   if (resumeOp && agent.status !== 'completed') ops.push(resumeOp)
   if (startOp) ops.push(startOp)
   if (resumeOp && agent.status === 'completed') ops.push(resumeOp)
+  if (why) {
+    ops.push({kind: 'ack', label: 'Acknowledge', run: () => void ack(agent),
+      title: `Seen it (${why}): take it out of Needs you until it needs you again; its history is kept (A)`})
+  }
   if (!live && !queued) ops.push({kind: 'edit', label: 'Edit', title: 'Change its command, arguments and options', run: () => open({kind: 'editAgent', agentId: agent.id})})
   ops.push({kind: 'remove', label: 'Remove…', title: 'Forget this agent (asks first)', run: () => open({kind: 'removeAgent', agentId: agent.id})})
   return ops
@@ -137,7 +157,8 @@ export function RowActions({agent}: {agent: Agent}) {
 
 /** Every action as a button, for the detail's header. */
 export function AgentActions({agent}: {agent: Agent}) {
-  const ops = useAgentOps(agent)
+  // Acknowledge is on the detail's Needs you line.
+  const ops = useAgentOps(agent).filter((o) => o.kind !== 'ack')
   return (
     <span className="actions" onClick={(e) => e.stopPropagation()}>
       {ops.map((o) => <OpButton key={o.kind} op={o} className={o.kind === 'remove' ? 'danger' : undefined}/>)}

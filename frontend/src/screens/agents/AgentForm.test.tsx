@@ -4,14 +4,14 @@ import {beforeEach, describe, expect, it, vi} from 'vitest'
 import {api, type Agent} from '../../api'
 import {agent} from '../../test/fixtures'
 import {AgentForm} from './AgentForm'
-import {specOf} from './formSpec'
+import {specOf, valuesOf} from './formSpec'
 import {EMPTY} from './presets'
 
 vi.mock('../../api', async (orig) => ({
   ...(await orig<typeof import('../../api')>()),
   api: {
     agents: {create: vi.fn(), update: vi.fn(), lookPath: vi.fn()}, projects: {pickFolder: vi.fn()},
-    settings: {sandbox: vi.fn()}, mcpConfig: vi.fn(),
+    settings: {sandbox: vi.fn(), get: vi.fn()}, mcpConfig: vi.fn(),
   },
 }))
 const agents = api.agents as {create: unknown}
@@ -47,6 +47,7 @@ describe('AgentForm', () => {
   beforeEach(() => {
     vi.mocked(api.agents.lookPath).mockReset().mockResolvedValue('/usr/bin/x')
     vi.mocked(api.settings.sandbox).mockReset().mockResolvedValue(FULL)
+    vi.mocked(api.settings.get).mockReset().mockResolvedValue({staleThresholdSec: 120, busyThresholdSec: 1800} as never)
     vi.mocked(api.mcpConfig).mockReset().mockResolvedValue(MCP)
     vi.mocked(api.projects.pickFolder).mockReset()
     vi.mocked(api.agents.update).mockReset()
@@ -321,5 +322,41 @@ describe('AgentForm', () => {
     fireEvent.click(screen.getByLabelText('Run sandboxed'))
     fireEvent.click(screen.getByLabelText(/^Network/))
     expect(await screen.findByText(/cannot sandbox it like this/)).toHaveTextContent('Landlock, which limits writes to the chosen folders (not in the kernel)')
+  })
+
+  it('the silence check says what applies to this agent: flag for any command, resume for Claude; onStale and the toggle go in the spec', async () => {
+    createMock.mockImplementation(async (_p, spec) => agent({id: spec.id, command: spec.command}))
+    renderForm()
+    const rule = () => document.querySelector('[data-silence-rule]')!.textContent
+    await vi.waitFor(() => expect(rule()).toContain('Silent past 120 s (2 min) with no CPU use → flagged in Needs you (left running)'))
+    const onStale = () => document.querySelector<HTMLSelectElement>('[name="onStale"]')!
+    const options = () => Array.from(onStale().options).map((o) => o.value)
+    expect(options()).toEqual(['', 'flag', 'restart']) // no session to resume
+    expect(onStale().options[0].text).toBe('Default: flag it')
+    fireEvent.click(screen.getByRole('button', {name: 'Claude Code'}))
+    expect(rule()).toContain('→ its log is read: marked done if it finished, else killed and resumed in its session')
+    expect(rule()).toContain('A tool call in flight counts as work for up to 30 min')
+    expect(options()).toEqual(['', 'flag', 'restart', 'resume'])
+    expect(onStale().options[0].text).toBe('Default: resume its session')
+    fireEvent.change(onStale(), {target: {value: 'restart'}})
+    expect(rule()).toContain('→ killed and started again with its arguments')
+    fireEvent.click(screen.getByRole('button', {name: 'Custom command'}))
+    fireEvent.change(onStale(), {target: {value: 'flag'}})
+    type('id', 'dev')
+    type('command', 'npm')
+    fireEvent.click(screen.getByLabelText('Watch it for silence'))
+    expect(rule()).toContain('Off: a silent command is never flagged')
+    expect(document.querySelector('[name="onStale"]')).toBeNull()
+    fireEvent.click(screen.getByRole('button', {name: 'Create agent'}))
+    await vi.waitFor(() => expect(createMock).toHaveBeenCalledWith('p1', expect.objectContaining({id: 'dev', staleCheck: false, onStale: 'flag'})))
+  })
+
+  it('onStale round-trips through an edit; resume left on a profile that cannot resume is the default', () => {
+    const claude = agent({id: 'c', command: 'claude', profile: 'claude-stream-json', onStale: 'resume', staleCheck: false})
+    const v = valuesOf(claude)
+    expect(v).toMatchObject({onStale: 'resume', staleCheck: false})
+    expect(specOf(v)).toMatchObject({onStale: 'resume', staleCheck: false})
+    expect(specOf({...v, profile: 'generic'})).toMatchObject({onStale: ''})
+    expect(valuesOf(agent())).toMatchObject({onStale: '', staleCheck: true})
   })
 })

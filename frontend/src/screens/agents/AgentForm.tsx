@@ -7,6 +7,7 @@ import {BudgetFields} from './BudgetFields'
 import {localErrors, specOf, valuesOf, type FormErrors} from './formSpec'
 import {CLAUDE, CODEX, EMPTY, fieldOf, PRESETS, presetValues, PROFILES, takesPrompt, type FormValues} from './presets'
 import {SandboxFields} from './SandboxFields'
+import {SilenceFields} from './SilenceFields'
 import {useWorktreeDefault, WorktreeFields} from './WorktreeFields'
 
 interface Props {
@@ -141,6 +142,7 @@ export function AgentForm({projectId, projectPath, editing, onDone, onCancel}: P
         <label>Timeout (s, 0 = none)<input {...field('timeoutSec')} inputMode="numeric"/>{err('timeoutSec')}</label>
         <label>Stop grace (s)<input {...field('graceSec')} inputMode="numeric"/>{err('graceSec')}</label>
       </div>
+      <SilenceFields values={v} profile={v.profile} projectId={projectId} onChange={set}/>
       <BudgetFields values={v} onChange={set} errors={errors}/>
       <label className="check">
         <input type="checkbox" checked={v.keepAlive} onChange={(e) => set({keepAlive: e.target.checked})}/>

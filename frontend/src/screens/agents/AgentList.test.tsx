@@ -48,6 +48,47 @@ describe('AgentList', () => {
     expect(tests.getByText(/ago/).closest('td')!.title).toMatch(/Started .*\nEnded /)
   })
 
+  it('waiting: for the user in the attention colour and in Needs you; a rate limit calm, with its end; a crash loop with its next try', () => {
+    const row = renderList([
+      agent({id: 'ask', status: 'running', startedAt: at(60),
+        activity: {state: 'waiting', waiting: 'permission for Bash', needsYou: true, since: at(3)}}),
+      agent({id: 'limited', status: 'running', startedAt: at(60),
+        activity: {state: 'waiting', waiting: 'rate limit', needsYou: false, until: at(-180)}}),
+      agent({id: 'ka', status: 'failed', keepAlive: true, desired: 'running', restartFailureCount: 5, nextRestartAt: at(-32),
+        exitReason: 'failed', exitCode: 1}),
+    ])
+    const ask = row('ask').getByText('waiting: permission for Bash')
+    expect(ask).toHaveClass('waiting', 'needs-you')
+    expect(ask.closest('tbody')).toHaveAttribute('data-group', 'attention')
+    expect(row('ask').getByText('waiting 3 s').closest('td')).toHaveClass('act-you')
+    const limited = row('limited').getByText(/^waiting: rate limit until /)
+    expect(limited).toHaveClass('waiting', 'calm')
+    expect(limited.closest('tbody')).toHaveAttribute('data-group', 'working')
+    expect(limited.closest('td')).toHaveAttribute('title', expect.stringContaining('in 3 min'))
+    const ka = row('ka').getByText('crash loop ×5 · retry in 32 s')
+    expect(ka.closest('tbody')).toHaveAttribute('data-group', 'attention')
+  })
+
+  it('a never-run agent reads "—" for run time, last run and runs; runs count what the events show, never fewer than the record proves', () => {
+    render(
+      <QueryClientProvider client={new QueryClient()}>
+        <AgentList groups={groupAgents([
+          agent({id: 'new', status: 'not_started'}),
+          agent({id: 'bad', status: 'stopped', error: "Process 'bad' is not started: sandbox unavailable: no Landlock"}),
+          agent({id: 'twice', status: 'completed', exitReason: 'completed', exitCode: 0, startedAt: at(100), stoppedAt: at(90)}),
+          agent({id: 'claude', status: 'completed', startedAt: at(100), stoppedAt: at(90), totals: {runs: 1}, restartCount: 2}),
+        ], {key: 'default', desc: false}, NOW)} selectedId={null} onSelect={vi.fn()} now={NOW} runs={{twice: 2, claude: 1}}/>
+      </QueryClientProvider>,
+    )
+    const cell = (id: string, c: string) => document.querySelector(`tr[data-agent="${id}"] td.c-${c}`)!
+    for (const id of ['new', 'bad']) {
+      for (const c of ['runtime', 'when', 'runs']) expect(cell(id, c)).toHaveTextContent(/^—$/)
+      expect(cell(id, 'runs')).toHaveAttribute('title', 'Never run')
+    }
+    expect(cell('twice', 'runs')).toHaveTextContent(/^2$/) // started twice by hand: the record counts neither
+    expect(cell('claude', 'runs')).toHaveTextContent(/^3$/) // 1 reported figures, 2 keep-alive restarts
+  })
+
   it('groups: what needs you first, with counts', () => {
     renderList([
       agent({id: 'idle1', status: 'completed', exitReason: 'completed', exitCode: 0}),

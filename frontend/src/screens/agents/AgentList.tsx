@@ -69,10 +69,12 @@ interface Props {
   now?: number
   /** Which optional columns to show (default: from the agents listed). */
   shown?: Shown
+  /** Runs started per agent, from the project's recent events. */
+  runs?: Readonly<Record<string, number>>
 }
 
 /** The agents of the selected project, grouped (what needs you first), one line each. */
-export function AgentList({groups, selectedId, cursorId, onSelect, sort, onSort, collapsed, onToggle, now: fixedNow, shown}: Props) {
+export function AgentList({groups, selectedId, cursorId, onSelect, sort, onSort, collapsed, onToggle, now: fixedNow, shown, runs}: Props) {
   const ticking = useNow(fixedNow === undefined && groups.length > 0)
   const now = fixedNow ?? ticking
   const narrow = useMedia('(max-width: 1100px)')
@@ -114,7 +116,7 @@ export function AgentList({groups, selectedId, cursorId, onSelect, sort, onSort,
           </tr>
           {!collapsed?.has(group) && agents.map((a: Agent) => (
             <AgentRow key={a.id} agent={a} now={now} selected={a.id === selectedId} cursor={a.id === cursorId}
-              onSelect={onSelect} cols={cols}/>
+              onSelect={onSelect} cols={cols} seenRuns={runs?.[a.id]}/>
           ))}
         </tbody>
       ))}

@@ -2,7 +2,7 @@ import {memo} from 'react'
 import type {Agent, RunResult} from '../../api'
 import {attentionReason, costOf, isRestarting, runsOf, statsOf} from '../../lib/groups'
 import {grantsTitle} from '../../lib/sandbox'
-import {activityText, briefDetail, isLive, restartText, runtimeText, statusView} from '../../lib/status'
+import {activityText, briefDetail, crashLoopText, isLive, restartText, runtimeText, statusView, waitingView} from '../../lib/status'
 import {ago, exact} from '../../lib/time'
 import {cpuText, figuresText, memText, mib, money} from '../../lib/usage'
 import {joinArgs} from '../../lib/args'
@@ -30,9 +30,11 @@ function statsTitle(a: Agent): string {
 }
 
 /** The runs cell's tooltip: every counter, in words. */
-export function runsTitle(a: Agent): string {
+export function runsTitle(a: Agent, seen = 0): string {
+  const n = runsOf(a, seen)
+  if (!n) return 'Never run'
   const lines = [
-    `${runsOf(a)} run${runsOf(a) === 1 ? '' : 's'}${a.totals?.runs == null ? ' (counted from restarts and resumes)' : ''}`,
+    `${n} run${n === 1 ? '' : 's'} started`,
     `${a.restartCount} keep-alive restart${a.restartCount === 1 ? '' : 's'}${a.restartFailureCount ? ` (${a.restartFailureCount} failed in a row)` : ''}`,
     `${a.resumeCount} resume${a.resumeCount === 1 ? '' : 's'} in all; ${a.autoResumeCount} automatic since the last start by hand`,
   ]
@@ -47,7 +49,7 @@ function whenCell(a: Agent, now: number): {text: string; title: string} {
     `Created ${exact(a.createdAt)}`,
   ].filter(Boolean).join('\n')
   const t = isLive(a) || !a.stoppedAt ? a.startedAt : a.stoppedAt
-  return {text: t ? ago(t, now) : '—', title}
+  return {text: t && a.startedAt ? ago(t, now) : '—', title: a.startedAt ? title : `Never run\n${title}`}
 }
 
 interface Props {
@@ -58,16 +60,20 @@ interface Props {
   onSelect: (id: string) => void
   /** The columns shown (all when not given). */
   cols?: ReadonlySet<ColumnId>
+  /** Runs its recent events show (the Runs column counts them, as the detail's run picker does). */
+  seenRuns?: number
 }
 
 /** One agent on one line: name and id, status with its reason, activity, times, runs, cost, actions. */
-export const AgentRow = memo(function AgentRow({agent: a, now, selected, cursor, onSelect, cols}: Props) {
+export const AgentRow = memo(function AgentRow({agent: a, now, selected, cursor, onSelect, cols, seenRuns = 0}: Props) {
   const has = (c: ColumnId) => !cols || cols.has(c)
   const v = statusView(a)
   // "Process exited with code 3" says no more than "exit code 3" on a crowded line; the tooltip has it all.
   const brief = briefDetail(v.detail)
   const restart = restartText(a, now)
-  const why = attentionReason(a)
+  const why = attentionReason(a, now)
+  const loop = crashLoopText(why, a, now)
+  const waiting = waitingView(a, now)
   const statusTitle = [`${v.label}${v.detail ? ` — ${v.detail}` : ''}`, restart, why && `Needs you: ${why}`]
     .filter(Boolean).join('\n')
   const when = whenCell(a, now)
@@ -88,17 +94,23 @@ export const AgentRow = memo(function AgentRow({agent: a, now, selected, cursor,
           {a.parent && <span className="agent-id" data-parent title={`created by agent ${a.parent}, which controls it`}>by {a.parent}</span>}
         </span>
       </td>
-      <td className="c-status" title={statusTitle}>
+      {/* Waiting and a crash loop say more than "running" or "failed": the icon stays, their words take the cell. */}
+      <td className={loop || waiting ? 'c-status compact' : 'c-status'} title={[statusTitle, waiting?.title].filter(Boolean).join('\n')}>
         <StatusBadge agent={a} withDetail={false}/>
-        {(restart || brief) && <span className="status-detail">{restart || brief}</span>}
+        {waiting
+          ? <span className={waiting.needsYou ? 'waiting needs-you' : 'waiting calm'} data-waiting={waiting.needsYou ? 'you' : 'calm'}>{waiting.text}</span>
+          : loop
+            ? <span className="status-detail crash-loop" data-crash-loop>{loop}</span>
+            : (restart || brief) && <span className="status-detail">{restart || brief}</span>}
       </td>
-      <td className="c-activity" title={a.activity?.since ? `since ${exact(a.activity.since)}` : undefined}>
+      <td className={waiting ? `c-activity ${waiting.needsYou ? 'act-you' : 'act-calm'}` : 'c-activity'}
+        title={waiting?.title ?? (a.activity?.since ? `since ${exact(a.activity.since)}` : undefined)}>
         {activity || (isRestarting(a) ? '' : <span className="muted">—</span>)}
       </td>
       <td className="c-runtime num" title={has('when') ? undefined : when.title}>{runtimeText(a, now)}</td>
       {has('when') && <td className="c-when" title={when.title}>{when.text}</td>}
-      <td className="c-runs num" title={runsTitle(a)}>
-        {runsOf(a)}{a.autoResumeCount > 0 && <span className="auto"> · {a.autoResumeCount}↻</span>}
+      <td className="c-runs num" title={runsTitle(a, seenRuns)}>
+        {runsOf(a, seenRuns) || <span className="muted">—</span>}{a.autoResumeCount > 0 && <span className="auto"> · {a.autoResumeCount}↻</span>}
       </td>
       {has('cost') && (
         <td className={budgetReached(a) ? 'c-cost num over' : 'c-cost num'} data-spend={spendText(a) || undefined}

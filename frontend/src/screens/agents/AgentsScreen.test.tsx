@@ -10,7 +10,7 @@ import {AgentsScreen} from './AgentsScreen'
 vi.mock('../../api', async (orig) => ({
   ...(await orig<typeof import('../../api')>()),
   api: {
-    agents: {list: vi.fn(), events: vi.fn(), stop: vi.fn(), start: vi.fn(), stopAll: vi.fn(), watch: vi.fn(), statsHistory: vi.fn()},
+    agents: {list: vi.fn(), events: vi.fn(), stop: vi.fn(), start: vi.fn(), stopAll: vi.fn(), watch: vi.fn(), statsHistory: vi.fn(), ack: vi.fn()},
     logs: {tail: vi.fn(), follow: vi.fn(), unfollow: vi.fn()},
     settings: {get: vi.fn()},
     projects: {list: vi.fn()},
@@ -70,6 +70,54 @@ describe('AgentsScreen', () => {
     // Typing in the box is not a command.
     key('s', screen.getByLabelText('Filter agents'))
     expect(api.agents.stop).toHaveBeenCalledTimes(1)
+  })
+
+  const groupOfRow = (id: string) => document.querySelector(`tr[data-agent="${id}"]`)?.closest('tbody')?.getAttribute('data-group')
+  const acked = {...AGENTS[1], acknowledgedAt: at(0)}
+
+  it('acknowledge with the A key: the row leaves Needs you; nothing to acknowledge, no call', async () => {
+    vi.mocked(api.agents.ack).mockResolvedValue(acked)
+    renderScreen()
+    await screen.findByText('web')
+    expect(groupOfRow('bad')).toBe('attention')
+    key('ArrowDown') // the cursor on bad, first in Needs you
+    key('a')
+    expect(api.agents.ack).toHaveBeenCalledWith('p1', 'bad')
+    await vi.waitFor(() => expect(groupOfRow('bad')).toBe('idle'))
+    act(() => useUI.getState().setCursor('web'))
+    key('A')
+    expect(api.agents.ack).toHaveBeenCalledTimes(1)
+  })
+
+  it("acknowledge from the row's menu and from the detail; only for an agent that needs you", async () => {
+    vi.mocked(api.agents.ack).mockResolvedValue(acked)
+    renderScreen()
+    await screen.findByText('web')
+    fireEvent.click(screen.getByRole('button', {name: 'More actions for web'}))
+    expect(screen.queryByRole('menuitem', {name: 'Acknowledge'})).toBeNull()
+    key('Escape')
+    fireEvent.click(screen.getByRole('button', {name: 'More actions for bad'}))
+    fireEvent.click(screen.getByRole('menuitem', {name: 'Acknowledge'}))
+    expect(api.agents.ack).toHaveBeenCalledWith('p1', 'bad')
+    await vi.waitFor(() => expect(groupOfRow('bad')).toBe('idle'))
+    vi.mocked(api.agents.list).mockResolvedValue([AGENTS[0], {...AGENTS[1], id: 'bad2'}])
+    cleanup()
+    useUI.setState({agentId: 'bad2'})
+    renderScreen()
+    const detail = await screen.findByRole('region', {name: 'Agent bad2'})
+    fireEvent.click(detail.querySelector('button[data-op="ack"]')!)
+    expect(api.agents.ack).toHaveBeenCalledWith('p1', 'bad2')
+  })
+
+  it('the Runs column and the detail’s run picker count the same runs', async () => {
+    const ev = (time: number, from: string, to: string) => ({time: at(time), event: 'transition', agentId: 'web', from, to})
+    vi.mocked(api.agents.events).mockResolvedValue([ev(300, 'not_started', 'spawning'), ev(299, 'spawning', 'running'),
+      ev(200, 'running', 'completed'), ev(100, 'completed', 'spawning'), ev(99, 'spawning', 'running')])
+    useUI.setState({agentId: 'web'})
+    renderScreen()
+    const picker = await screen.findByRole('combobox', {name: 'Jump to a run'})
+    expect(picker.querySelector('option[value=""]')).toHaveTextContent('2 runs — jump to…')
+    await vi.waitFor(() => expect(document.querySelector('tr[data-agent="web"] td.c-runs')).toHaveTextContent(/^2$/))
   })
 
   it('the chips show one group; Stop all counts agents waiting to restart', async () => {

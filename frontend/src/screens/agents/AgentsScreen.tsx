@@ -1,7 +1,8 @@
 import {useEffect, useMemo} from 'react'
 import {errorMessage, api, type Project} from '../../api'
 import {countGroups, filterAgents, GROUP_LABELS, GROUPS, groupAgents, stoppable} from '../../lib/groups'
-import {useAgents, useWatchProject} from '../../state/queries'
+import {useQueryClient} from '@tanstack/react-query'
+import {upsertAgent, useAgents, useEngineDown, useRunCounts, useWatchProject} from '../../state/queries'
 import {useUI} from '../../state/ui'
 import {AgentDetail} from '../detail/AgentDetail'
 import {Bell} from '../feed/FeedPanel'
@@ -17,6 +18,8 @@ export function AgentsScreen({project}: {project: Project}) {
   const {data: agents = [], isLoading, error} = useAgents(project.id)
   const counts = useMemo(() => countGroups(agents), [agents])
   const shown = useMemo(() => shownFor(agents), [agents])
+  const runs = useRunCounts(project.id)
+  const down = useEngineDown() // then the engine's banner says why nothing loads
   useWatchProject(project.id) // CPU and memory are sampled while the project is shown
   const grouped = useMemo(() => groupAgents(filterAgents(agents, filter, chips), sort), [agents, filter, chips, sort])
   // The rows in the order shown, for ↑/↓.
@@ -24,7 +27,8 @@ export function AgentsScreen({project}: {project: Project}) {
     [grouped, collapsed])
   const selected = agents.find((a) => a.id === agentId)
   const toStop = agents.filter(stoppable).length
-  useListKeys(order, agents)
+  const qc = useQueryClient()
+  useListKeys(order, agents, (rec) => upsertAgent(qc, rec))
 
   useEffect(() => {
     api.setTitle(`Shepherd — ${project.name} · ${agents.length} agent${agents.length === 1 ? '' : 's'}`)
@@ -79,10 +83,10 @@ export function AgentsScreen({project}: {project: Project}) {
           <span className="muted shown">
             {listed === agents.length ? `${agents.length} agent${agents.length === 1 ? '' : 's'}` : `${listed} of ${agents.length}`}
           </span>
-          <span className="muted keys" title="↑/↓ move · Enter opens · s starts or stops · / filters · Esc closes">↑↓ Enter s /</span>
+          <span className="muted keys" title="↑/↓ move · Enter opens · s starts or stops · a acknowledges · / filters · Esc closes">↑↓ Enter s a /</span>
         </div>
       )}
-      {error && <p className="field-error">{errorMessage(error)}</p>}
+      {error && !down && <p className="field-error">{errorMessage(error)}</p>}
       {!isLoading && agents.length === 0 && (
         <div className="empty-agents">
           <p>No agents in this project yet. An agent is a command Shepherd runs and watches — Claude Code or anything else.</p>
@@ -92,7 +96,7 @@ export function AgentsScreen({project}: {project: Project}) {
       {agents.length > 0 && (
         <div className="list-wrap">
           <AgentList groups={grouped} selectedId={agentId} cursorId={cursorId} onSelect={selectAgent}
-            sort={sort} onSort={sortBy} collapsed={collapsed} onToggle={toggleCollapsed} shown={shown}/>
+            sort={sort} onSort={sortBy} collapsed={collapsed} onToggle={toggleCollapsed} shown={shown} runs={runs}/>
           {listed === 0 && <p className="muted empty-filter">No agent matches the filter.</p>}
         </div>
       )}

@@ -25,7 +25,7 @@ export function ProjectSummary({project, agents, attention, costs}: Props) {
         title={project.maxRunning ? `At most ${project.maxRunning} agents run at once; more starts wait in the queue (project settings)` : 'No limit on agents running at once (project settings)'}>
         {loadText(project)}
       </span>
-      {attention > 0 && <span className="attn" data-attention={attention} title="Agents in “Needs you”: failed, interrupted, stale or unable to start">{attentionText(attention)}</span>}
+      {attention > 0 && <span className="attn" data-attention={attention} title="Agents in “Needs you”: waiting for you, failed, crash-looping, interrupted, silent or unable to start (Acknowledge clears one)">{attentionText(attention)}</span>}
       {(costs || today > 0 || !!project.dailyBudgetUsd) && (
         <span className={project.budgetHeld ? 'cost-today over' : 'cost-today'} data-cost-today={today.toFixed(4)}
           title={`What this project's agents reported their runs cost today (local time)${total != null ? `; ${exactMoney(total)} in all` : ''}${

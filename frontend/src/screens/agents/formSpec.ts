@@ -2,6 +2,7 @@
 import type {Agent, AgentSpec} from '../../api'
 import {joinArgs, splitArgs} from '../../lib/args'
 import {tagsOf, valuesOfGrants} from '../../lib/sandbox'
+import {canResumeOnStale} from './SilenceFields'
 import {CLAUDE, splitPrompt, takesPrompt, withModel, withoutModel, withPrompt, type FormValues} from './presets'
 
 export function valuesOf(a: Agent): FormValues {
@@ -13,7 +14,7 @@ export function valuesOf(a: Agent): FormValues {
     env: Object.entries(a.env ?? {}).map(([key, value]) => ({key, value})),
     timeoutSec: String(a.timeoutSec), graceSec: String(a.graceSec),
     keepAlive: a.keepAlive, autoStartOnRestore: a.autoStartOnRestore, prompt: split.prompt, model: split.model,
-    mcp: !!split.mcp, mcpValue: split.mcp,
+    mcp: !!split.mcp, mcpValue: split.mcp, staleCheck: a.staleCheck ?? true, onStale: a.onStale ?? '',
     maxBudgetUsd: a.maxBudgetUsd ? String(a.maxBudgetUsd) : '', maxTurns: a.maxTurns ? String(a.maxTurns) : '',
     ...valuesOfGrants(a.sandbox),
     worktree: !!a.workspace?.worktree, base: a.workspace?.base ?? '',
@@ -38,6 +39,9 @@ export function specOf(v: FormValues, mcpConfig = ''): AgentSpec {
     timeoutSec: Number(v.timeoutSec || 0), graceSec: Number(v.graceSec || 0),
     keepAlive: v.keepAlive, autoStartOnRestore: v.autoStartOnRestore,
     permissions: tagsOf(v),
+    staleCheck: v.staleCheck,
+    // resume where the profile has no session to resume is the default instead (flag)
+    onStale: v.onStale === 'resume' && !canResumeOnStale(v.profile) ? '' : v.onStale,
     maxBudgetUsd: Number(v.maxBudgetUsd?.trim().replace(/^\$/, '') || 0), maxTurns: Number(v.maxTurns?.trim() || 0),
     workspace: v.worktree ? {worktree: true, base: v.base.trim() || undefined} : undefined,
   }

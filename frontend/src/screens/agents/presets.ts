@@ -23,6 +23,9 @@ export interface FormValues extends SandboxValues, WorktreeValues {
   mcp: boolean
   /** The `--mcp-config` value the agent had, kept if a fresh one cannot be had. */
   mcpValue: string
+  /** The silence check (default on) and what a silent agent gets ('' the profile's default). */
+  staleCheck: boolean
+  onStale: string
   /** Budgets per run, as typed ('' or 0: none). */
   maxBudgetUsd?: string
   maxTurns?: string
@@ -31,7 +34,7 @@ export interface FormValues extends SandboxValues, WorktreeValues {
 export const EMPTY: FormValues = {
   id: '', name: '', command: '', args: '', cwd: '', profile: 'generic', resumeArgs: '',
   env: [], timeoutSec: '0', graceSec: '10', keepAlive: false, autoStartOnRestore: false, prompt: '', model: '',
-  mcp: false, mcpValue: '', ...UNSANDBOXED, ...NO_WORKTREE,
+  mcp: false, mcpValue: '', staleCheck: true, onStale: '', ...UNSANDBOXED, ...NO_WORKTREE,
 }
 
 export const CLAUDE_INSTALL = 'npm install -g @anthropic-ai/claude-code'

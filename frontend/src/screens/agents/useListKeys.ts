@@ -1,7 +1,7 @@
 import {useEffect, useRef} from 'react'
 import {toast} from 'sonner'
 import {api, errorMessage, type Agent} from '../../api'
-import {stoppable} from '../../lib/groups'
+import {attentionReason, stoppable} from '../../lib/groups'
 import {useUI} from '../../state/ui'
 
 const typing = (t: EventTarget | null) =>
@@ -9,12 +9,12 @@ const typing = (t: EventTarget | null) =>
 
 /**
  * The list's keys: ↑/↓ move, Enter opens, Esc closes the detail, `s` starts
- * or stops, `/` focuses the filter, Ctrl+F the log search of the open detail
+ * or stops, `a` acknowledges what it needs of the user, `/` focuses the filter, Ctrl+F the log search of the open detail
  * (so "/" has one owner). Nothing while a dialog is open or a field is typed in.
  */
-export function useListKeys(order: readonly string[], agents: readonly Agent[]) {
-  const latest = useRef({order, agents})
-  latest.current = {order, agents}
+export function useListKeys(order: readonly string[], agents: readonly Agent[], onRecord?: (a: Agent) => void) {
+  const latest = useRef({order, agents, onRecord})
+  latest.current = {order, agents, onRecord}
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       const ui = useUI.getState()
@@ -62,6 +62,15 @@ export function useListKeys(order: readonly string[], agents: readonly Agent[]) 
             e.preventDefault()
             box.focus()
           }
+          return
+        }
+        case 'a':
+        case 'A': {
+          const a = agents.find((x) => x.id === current)
+          if (!a || !attentionReason(a)) return
+          e.preventDefault()
+          api.agents.ack(a.projectId, a.id).then((rec) => latest.current.onRecord?.(rec),
+            (err: unknown) => toast.error(`Cannot acknowledge ${a.id}`, {description: errorMessage(err)}))
           return
         }
         case 's': {

@@ -3,12 +3,14 @@ import type {Agent} from '../../api'
 import {LockIcon} from '../../components/Icons'
 import {grantsTitle} from '../../lib/sandbox'
 import {placeMarkers, runsFromEvents, runTitle} from '../../lib/runs'
+import {attentionReason, runsOf} from '../../lib/groups'
 import {isLive} from '../../lib/status'
 import {clock} from '../../lib/time'
-import {useAgentEvents, useSettings} from '../../state/queries'
+import {useAgentEvents, useEngineDown, useSettings} from '../../state/queries'
 import {AgentActions} from '../agents/AgentActions'
 import {StatusBadge} from '../agents/StatusBadge'
 import {AgentEvents} from './AgentEvents'
+import {AttentionLine} from './AttentionLine'
 import {BudgetPanel} from './BudgetPanel'
 import {DiffView} from './DiffView'
 import {WorktreeBadge} from './WorktreeBadge'
@@ -48,6 +50,7 @@ export function AgentDetail({agent, onClose}: {agent: Agent; onClose: () => void
   const staleSec = useSettings(agent.projectId).data?.staleThresholdSec
   const runs = useMemo(() => runsFromEvents(events, agent.id, staleSec), [events, agent.id, staleSec])
   const markers = useMemo(() => placeMarkers(runs, lines, starts), [runs, lines, starts])
+  const down = useEngineDown()
   const stream = agent.profile === 'claude-stream-json'
   const conversation = stream && !raw
 
@@ -83,7 +86,8 @@ export function AgentDetail({agent, onClose}: {agent: Agent; onClose: () => void
         <AgentActions agent={agent}/>
         <button type="button" className="icon" aria-label="Close detail" title="Close (Esc)" onClick={onClose}>×</button>
       </header>
-      {startError && <p className="start-error" role="alert">{startError}</p>}
+      {startError && !attentionReason(agent) && <p className="start-error" role="alert">{startError}</p>}
+      <AttentionLine agent={agent} error={startError}/>
       <BudgetPanel agent={agent}/>
       <UsageStrip agent={agent} onOpen={() => setTab('usage')}/>
       <div className="tabs" role="tablist">
@@ -97,7 +101,7 @@ export function AgentDetail({agent, onClose}: {agent: Agent; onClose: () => void
             {runs.length > 0 && (
               <select aria-label="Jump to a run" className="run-picker" value=""
                 onChange={(e) => setJump({seq: (jump?.seq ?? 0) + 1, run: Number(e.target.value)})}>
-                <option value="" disabled>{runs.length} run{runs.length === 1 ? '' : 's'} — jump to…</option>
+                <option value="" disabled>{runsOf(agent, runs.length)} run{runsOf(agent, runs.length) === 1 ? '' : 's'} — jump to…</option>
                 {runs.slice().reverse().map((r) => (
                   <option key={r.n} value={r.n} disabled={!markers.some((m) => m.run.n === r.n)}>
                     {runTitle(r)} · {clock(r.startedAt)}
@@ -120,7 +124,7 @@ export function AgentDetail({agent, onClose}: {agent: Agent; onClose: () => void
           </span>
         )}
       </div>
-      {tab === 'log' && error && <p className="field-error">{error}</p>}
+      {tab === 'log' && error && !down && <p className="field-error">{error}</p>}
       {tab === 'log' && (conversation
         ? <StreamView lines={lines} markers={markers} search={search} current={current} onMatches={onMatches} jump={jump}/>
         : <LogView lines={lines} markers={markers} search={search} current={current} onMatches={onMatches} jump={jump} wrap={wrap}/>)}

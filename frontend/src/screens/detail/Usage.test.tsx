@@ -51,7 +51,7 @@ describe('usage in the detail', () => {
     render(<UsagePanel agent={agent({status: 'completed',
       lastResult: {turns: 3, durationMs: 1234, costUsd: 0.0123, inputTokens: 420, cachedInputTokens: 300, outputTokens: 50},
       totals: {runs: 2, turns: 6, durationMs: 2468, costUsd: 0.0246, inputTokens: 840, cachedInputTokens: 600, outputTokens: 100}})} samples={[]}/>)
-    expect(screen.getByRole('columnheader', {name: 'All 2 runs'})).toBeInTheDocument()
+    expect(screen.getByRole('columnheader', {name: 'All runs · 2 reported'})).toBeInTheDocument()
     expect(screen.getByRole('row', {name: 'Cost $0.0123 $0.0246'})).toBeInTheDocument()
     expect(screen.getByRole('row', {name: 'Turns 3 6'})).toBeInTheDocument()
   })

@@ -55,7 +55,7 @@ export function UsagePanel({agent: a, samples}: {agent: Agent; samples: Stats[]}
           : (
             <table className="figures">
               <thead>
-                <tr><th/><th>Latest run{a.lastResult?.at ? <span className="muted"> · {clock(a.lastResult.at)}</span> : null}</th><th>All {runs} run{runs === 1 ? '' : 's'}</th></tr>
+                <tr><th/><th>Latest run{a.lastResult?.at ? <span className="muted"> · {clock(a.lastResult.at)}</span> : null}</th><th>All runs <span className="muted">· {runs} reported</span></th></tr>
               </thead>
               <tbody>
                 {figureRows(a.lastResult, a.totals).map(([label, last, all]) => (

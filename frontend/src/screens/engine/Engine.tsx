@@ -18,6 +18,13 @@ export function EngineIndicator() {
   )
 }
 
+/** The engine's message without what the heading says: "pid 4242: connection refused". */
+export function causeOf(message: string): string {
+  const m = /^The engine \(pid (\d+)\) went away: (.*)$/s.exec(message)
+  if (m) return `pid ${m[1]}: ${m[2]}`
+  return message.replace(/^the engine did not start: /, '')
+}
+
 /** When the engine went away (or never started): say so, and offer to run one in this window. */
 export function EngineBanner() {
   const {data: st} = useEngineStatus()
@@ -42,7 +49,7 @@ export function EngineBanner() {
     <div className="engine-banner" role="alert">
       <div className="engine-banner-text">
         <strong>{st.state === 'lost' ? 'The engine this window was attached to went away' : 'No engine is running'}</strong>
-        {st.message && <span className="muted" title={st.message}>{st.message}</span>}
+        {st.message && <span className="muted" title={st.message}>{causeOf(st.message)}</span>}
         <span className="muted">Agents keep running; nothing is watching them until an engine runs.</span>
       </div>
       <button type="button" className="primary" disabled={busy} onClick={() => void start()}

@@ -3,7 +3,8 @@ import type {Project} from '../../api'
 import {BellIcon} from '../../components/Icons'
 import {mergeFeeds, unread, type FeedEntry} from '../../lib/feed'
 import {ago, exact, parseTime} from '../../lib/time'
-import {useFeeds, useProjects} from '../../state/queries'
+import {hasNews} from '../../lib/whileClosed'
+import {useFeeds, useProjects, useWhileClosed} from '../../state/queries'
 import {useUI} from '../../state/ui'
 
 const ICON: Record<FeedEntry['level'], string> = {error: '✖', warning: '⚠', success: '✔', info: '•'}
@@ -43,7 +44,8 @@ export function Bell({projectId}: {projectId: string}) {
 /** Every notification and recovery, persisted in events.jsonl: for this project or all of them. */
 export function FeedPanel() {
   const projects = useProjects().data ?? []
-  const {projectId, setFeedOpen, selectProject, selectAgent, markSeen, seenOf} = useUI()
+  const {projectId, setFeedOpen, selectProject, selectAgent, markSeen, seenOf, open} = useUI()
+  const closed = useWhileClosed().data
   const [scope, setScope] = useState<'project' | 'all'>('project')
   const {here, all, feeds} = useUnread(projects, projectId ?? '')
   const names = new Map(projects.map((p) => [p.id, p.name]))
@@ -75,6 +77,12 @@ export function FeedPanel() {
         </span>
         <button type="button" className="icon" aria-label="Close activity" onClick={() => setFeedOpen(false)}>×</button>
       </header>
+      {hasNews(closed) && (
+        <button type="button" className="link feed-while-closed" onClick={() => open({kind: 'whileClosed'})}
+          title="What Shepherd found when its engine started: agents that ended, re-attached or were recovered">
+          While Shepherd was closed…
+        </button>
+      )}
       {entries.length === 0
         ? <p className="muted feed-empty">Nothing yet. Failures, recoveries, automatic restarts and timeouts are listed here, and kept.</p>
         : (

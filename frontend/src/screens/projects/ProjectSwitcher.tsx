@@ -1,6 +1,6 @@
 import {PauseIcon} from '../../components/Icons'
 import {loadText} from '../../lib/pause'
-import {useProjects} from '../../state/queries'
+import {useAttentionCounts, useProjects} from '../../state/queries'
 import {EngineIndicator} from '../engine/Engine'
 import {useUI} from '../../state/ui'
 
@@ -8,6 +8,7 @@ import {useUI} from '../../state/ui'
 export function ProjectSwitcher() {
   const {data: projects = []} = useProjects()
   const {projectId, selectProject, open} = useUI()
+  const attention = useAttentionCounts(projects)
   return (
     <nav className="sidebar" aria-label="Projects">
       <div className="sidebar-head">
@@ -28,7 +29,9 @@ export function ProjectSwitcher() {
                     title={p.paused ? `Paused${p.pauseNote ? `: ${p.pauseNote}` : ''}` : 'Agents running (of the limit) and waiting in the queue'}>
                     {p.paused && <PauseIcon size={9}/>} {loadText(p)}
                   </span>
-                  {p.attention > 0 && <span className="attention" title="need attention">⚠ {p.attention}</span>}
+                  {(attention.get(p.id) ?? 0) > 0 && (
+                    <span className="attention" data-attention={attention.get(p.id)} title="Agents in Needs you">⚠ {attention.get(p.id)}</span>
+                  )}
                 </span>
               )}
             </button>

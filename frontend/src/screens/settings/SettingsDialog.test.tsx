@@ -31,6 +31,8 @@ describe('SettingsDialog', () => {
     const limit = await screen.findByLabelText(/Automatic resumes before giving up/)
     expect(screen.getByText(/Resuming it yourself resets the count\. Default: 3\./)).toBeInTheDocument()
     expect(screen.getByText(/Default: 300 s\./)).toBeInTheDocument()
+    // The silence check covers every agent, not only Claude and Codex.
+    expect(screen.getByText(/Default: 300 s\./)).toHaveTextContent(/Every agent is watched, whatever its command.*any other command is flagged in Needs you and left running/)
     expect(screen.queryByLabelText(/Stop all agents when Shepherd quits/)).toBeNull()
     fireEvent.change(limit, {target: {value: '5'}})
     fireEvent.click(screen.getByLabelText(/Also notify when an agent completes/))

@@ -27,7 +27,7 @@ type NumberKey = 'watchdogIntervalSec' | 'staleCheckIntervalSec' | 'staleThresho
 /** Each setting in plain words, with its unit and default. */
 export const EXPLAINED: {key: NumberKey; label: string; unit: string; def: number; help: string}[] = [
   {key: 'staleThresholdSec', label: 'Silent for this long counts as hung', unit: 's', def: 300,
-    help: 'An agent whose log has not grown for this long is checked: resumed if it can be, otherwise left running and you are told.'},
+    help: 'Every agent is watched, whatever its command: one whose log has not grown for this long and that uses no CPU is silent. A Claude Code or Codex agent is then resumed in its session when it can be; any other command is flagged in Needs you and left running (each agent’s form can choose flag, restart or resume, or turn the check off).'},
   {key: 'busyThresholdSec', label: 'Busy with one tool call for this long counts as hung', unit: 's', def: 1800,
     help: 'An agent in the middle of a tool call (a long build, a test run) is not judged by its silence until then. 0: never.'},
   {key: 'autoResumeLimit', label: 'Automatic resumes before giving up', unit: '', def: 3,
