@@ -19,6 +19,12 @@ import (
 type project struct {
 	info store.Project
 
+	// signalMu makes the engine's own write or removal of pause_signal and
+	// its note of it one step for the signal file's watcher, which would
+	// otherwise take the engine's own pause for the user's file and pause
+	// the agents a second time, racing the first.
+	signalMu sync.Mutex
+
 	// The run queue (queue.go), under mu: live counts the agents whose
 	// status is live (apply keeps it), reserved the starts under way that
 	// are not live yet, draining the runs that ended while their shim still

@@ -117,6 +117,8 @@ func (e *Engine) armPauseWatcher() {
 // the project pauses (its running agents are paused in the background);
 // removed, it resumes.
 func (e *Engine) checkPauseSignal(p *project) {
+	p.signalMu.Lock()
+	defer p.signalMu.Unlock()
 	sig, note, problem := readPauseSignal(e.pauseSignalPath(p.info.ID))
 	p.mu.Lock()
 	if sig == p.pause.seen {
@@ -170,7 +172,9 @@ func (e *Engine) PauseProject(ctx context.Context, projectID, note string, now b
 		return nil, newErr(ErrValidation, "the pause note is %d bytes long; at most %d", len(note), maxNote)
 	}
 	path := e.pauseSignalPath(projectID)
+	p.signalMu.Lock()
 	if err := store.WriteFile(path, []byte(note+"\n"), 0o600); err != nil {
+		p.signalMu.Unlock()
 		return nil, fmt.Errorf("create %s: %w", path, err)
 	}
 	sig, _, _ := readPauseSignal(path)
@@ -181,6 +185,7 @@ func (e *Engine) PauseProject(ctx context.Context, projectID, note string, now b
 		p.pause.at = e.clock.Now().UTC()
 	}
 	p.mu.Unlock()
+	p.signalMu.Unlock()
 	e.projectPaused(p, "pause")
 	return e.pauseRunning(ctx, p, now), nil
 }
@@ -227,13 +232,16 @@ func (e *Engine) UnpauseProject(ctx context.Context, projectID string) error {
 		return err
 	}
 	path := e.pauseSignalPath(projectID)
+	p.signalMu.Lock()
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		p.signalMu.Unlock()
 		// A folder, or no permission: the file is the truth, so say so.
 		return newErr(ErrValidation, "cannot remove %s: %v (remove it by hand to resume the project)", path, err)
 	}
 	p.mu.Lock()
 	p.pause.seen = fileSig{}
 	p.mu.Unlock()
+	p.signalMu.Unlock()
 	e.unpauseProject(p, "unpause")
 	return nil
 }
