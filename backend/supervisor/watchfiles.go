@@ -31,7 +31,7 @@ func (e *Engine) startFileWatch() bool {
 	return true
 }
 
-// watchLog looks at rn's log whenever it changes. If the log cannot be
+// watchLog looks at rn's log whenever it changes, and once now. If the log cannot be
 // watched (its folder is gone, the kernel's watches ran out), the log
 // poller takes over. a.mu is held.
 func (e *Engine) watchLog(a *agent, rn *run) {
@@ -45,6 +45,10 @@ func (e *Engine) watchLog(a *agent, rn *run) {
 		return
 	}
 	rn.logWatch = x
+	// What the agent wrote before the watch began is read now, not at its
+	// next write (which may never come: an agent waiting for a rate limit).
+	// In a task of its own: a.mu is held here.
+	e.goTask(func() { e.pollRun(a, rn) })
 }
 
 // watchPauseSignal acts on p's pause signal file whenever it changes, and

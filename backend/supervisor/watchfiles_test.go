@@ -51,3 +51,19 @@ func TestWatchFilesWithoutPolling(t *testing.T) {
 		return !v.Paused
 	})
 }
+
+// What an agent writes before its log is watched is read at once, not at
+// its next write: a Claude agent that starts, is rate-limited and then
+// writes nothing reads `waiting: rate limit …` with the clock standing still.
+func TestWatchFilesReadsWhatCameBefore(t *testing.T) {
+	clk := newFakeClock()
+	h := newHarness(t, func(c *Config) { c.Clock = clk; c.WatchFiles = true })
+	h.create(AgentSpec{ID: "r", Command: fakeClaude, Profile: "claude-stream-json",
+		Args: []string{"-p", "--verbose", "--output-format", "stream-json", "go"},
+		Env:  map[string]string{"FAKE_CLAUDE_MODE": "rate-limit", "FAKE_CLAUDE_TOOL_SECONDS": "300"}})
+	h.start("r")
+	waitFor(t, "the rate limit read without another write", 10*time.Second, func() bool {
+		act := h.get("r").Activity
+		return act != nil && act.State == "waiting"
+	})
+}
