@@ -27,8 +27,11 @@ type project struct {
 	queue                    []*agent
 	nextSeq                  int64
 	pause                    pauseState // the project's pause (pause.go)
-	costDay                  string     // the local day costToday is of (figures.go)
-	costToday                float64
+	// pauseWrites counts the engine's own writes of the pause signal file
+	// under way: a file watch must not take them for a signal (pause.go).
+	pauseWrites int
+	costDay     string // the local day costToday is of (figures.go)
+	costToday   float64
 
 	mu       sync.Mutex
 	loaded   bool
