@@ -139,6 +139,24 @@ for sig in TERM INT HUP; do
 	check "SIG$sig"
 done
 
+# With "stop all agents when Shepherd quits" on, the window's quit stops
+# them: the engine it asks to quit applies the preference.
+mkdir -p "$XDG_CONFIG_HOME/shepherd" "$tmp/project"
+printf '{"stopAgentsOnQuit":true}\n' >"$XDG_CONFIG_HOME/shepherd/prefs.json"
+launch
+"$bin" add-project "$tmp/project" --name quit-check >/dev/null
+"$bin" create quit-check sleeper -- sleep 300 >/dev/null
+agent="$("$bin" --json start quit-check sleeper | sed -n 's/.*"pid": *\([0-9][0-9]*\).*/\1/p' | head -n 1)"
+[[ -n "$agent" ]] && kill -0 "$agent" 2>/dev/null || die "the agent did not start"
+kill -TERM "$app"
+check "SIGTERM with stop-on-quit"
+if kill -0 "$agent" 2>/dev/null; then
+	failures+=("stop-on-quit: the agent (pid $agent) still runs after the quit")
+	log "stop-on-quit: FAILED, the agent still runs"
+	kill -KILL "$agent" 2>/dev/null || true
+fi
+rm -f "$XDG_CONFIG_HOME/shepherd/prefs.json"
+
 # A window that crashes never stops supervision: its engine is a process of
 # its own, and still answers; `shepherd quit` then ends it.
 launch

@@ -19,12 +19,6 @@ import (
 type project struct {
 	info store.Project
 
-	// signalMu makes the engine's own write or removal of pause_signal and
-	// its note of it one step for the signal file's watcher, which would
-	// otherwise take the engine's own pause for the user's file and pause
-	// the agents a second time, racing the first.
-	signalMu sync.Mutex
-
 	// The run queue (queue.go), under mu: live counts the agents whose
 	// status is live (apply keeps it), reserved the starts under way that
 	// are not live yet, draining the runs that ended while their shim still
@@ -35,8 +29,11 @@ type project struct {
 	nextSeq                  int64
 	pause                    pauseState // the project's pause (pause.go)
 	daily                    dailyState // its daily budget (budget.go)
-	costDay                  string     // the local day costToday is of (figures.go)
-	costToday                float64
+	// pauseWrites counts the engine's own writes of the pause signal file
+	// under way: a file watch must not take them for a signal (pause.go).
+	pauseWrites int
+	costDay     string // the local day costToday is of (figures.go)
+	costToday   float64
 
 	mu       sync.Mutex
 	loaded   bool

@@ -113,15 +113,21 @@ func (e *Engine) armPauseWatcher() {
 	})
 }
 
+// ownPauseWrite counts the engine's own write of p's signal file as under
+// way (+1) or over (-1).
+func (p *project) ownPauseWrite(d int) {
+	p.mu.Lock()
+	p.pauseWrites += d
+	p.mu.Unlock()
+}
+
 // checkPauseSignal acts on a change of the project's signal file: created,
 // the project pauses (its running agents are paused in the background);
 // removed, it resumes.
 func (e *Engine) checkPauseSignal(p *project) {
-	p.signalMu.Lock()
-	defer p.signalMu.Unlock()
 	sig, note, problem := readPauseSignal(e.pauseSignalPath(p.info.ID))
 	p.mu.Lock()
-	if sig == p.pause.seen {
+	if sig == p.pause.seen || p.pauseWrites > 0 {
 		p.mu.Unlock()
 		return
 	}
@@ -172,20 +178,20 @@ func (e *Engine) PauseProject(ctx context.Context, projectID, note string, now b
 		return nil, newErr(ErrValidation, "the pause note is %d bytes long; at most %d", len(note), maxNote)
 	}
 	path := e.pauseSignalPath(projectID)
-	p.signalMu.Lock()
+	p.ownPauseWrite(+1)
 	if err := store.WriteFile(path, []byte(note+"\n"), 0o600); err != nil {
-		p.signalMu.Unlock()
+		p.ownPauseWrite(-1)
 		return nil, fmt.Errorf("create %s: %w", path, err)
 	}
 	sig, _, _ := readPauseSignal(path)
 	p.mu.Lock()
+	p.pauseWrites--
 	was := p.pause.paused
 	p.pause = pauseState{paused: true, at: p.pause.at, note: note, seen: sig}
 	if !was {
 		p.pause.at = e.clock.Now().UTC()
 	}
 	p.mu.Unlock()
-	p.signalMu.Unlock()
 	e.projectPaused(p, "pause")
 	return e.pauseRunning(ctx, p, now), nil
 }
@@ -232,16 +238,16 @@ func (e *Engine) UnpauseProject(ctx context.Context, projectID string) error {
 		return err
 	}
 	path := e.pauseSignalPath(projectID)
-	p.signalMu.Lock()
+	p.ownPauseWrite(+1)
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		p.signalMu.Unlock()
+		p.ownPauseWrite(-1)
 		// A folder, or no permission: the file is the truth, so say so.
 		return newErr(ErrValidation, "cannot remove %s: %v (remove it by hand to resume the project)", path, err)
 	}
 	p.mu.Lock()
+	p.pauseWrites--
 	p.pause.seen = fileSig{}
 	p.mu.Unlock()
-	p.signalMu.Unlock()
 	e.unpauseProject(p, "unpause")
 	return nil
 }

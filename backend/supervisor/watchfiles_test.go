@@ -1,6 +1,7 @@
 package supervisor
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -66,4 +67,35 @@ func TestWatchFilesReadsWhatCameBefore(t *testing.T) {
 		act := h.get("r").Activity
 		return act != nil && act.State == "waiting"
 	})
+}
+
+// The engine's own pause writes the signal file, which the file watch sees
+// at once: that is not taken for a second pause, so the pause itself pauses
+// every running agent and says so (and unpause resumes them).
+func TestPauseWithWatchedSignal(t *testing.T) {
+	h := newHarness(t, func(c *Config) { c.WatchFiles = true })
+	for _, id := range []string{"a", "b", "c"} {
+		h.create(withID(id, sh("exec sleep 300")))
+		h.start(id)
+	}
+	for round := 0; round < 3; round++ {
+		res, err := h.e.PauseProject(context.Background(), h.project.ID, "", true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res) != 3 {
+			t.Fatalf("round %d: the pause paused %d agents, want 3: %+v", round, len(res), res)
+		}
+		for _, r := range res {
+			if r.Error != "" || r.Record == nil || r.Record.Status != lifecycle.Paused {
+				t.Fatalf("round %d: %+v", round, r)
+			}
+		}
+		if err := h.e.UnpauseProject(context.Background(), h.project.ID); err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range []string{"a", "b", "c"} {
+			h.waitStatus(id, lifecycle.Running, 10*time.Second)
+		}
+	}
 }
