@@ -33,7 +33,13 @@ func (h *claudeHarness) claudeTool(id string, secs int) {
 		}
 		b, _ := readFile(a.rec.LogPath)
 		_, _, ok := a.run.inFlight()
-		return ok && strings.Contains(b, "task_started")
+		// Every line written so far is read: a line read only after the
+		// clock moves would stamp activity then, and the agent would look
+		// working.
+		a.run.scanMu.Lock()
+		read := a.run.logSize == int64(len(b)) && a.run.logOff == int64(len(b))
+		a.run.scanMu.Unlock()
+		return ok && read && strings.Contains(b, "task_started")
 	})
 }
 

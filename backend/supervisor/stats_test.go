@@ -32,7 +32,9 @@ func TestStatsWhileLooking(t *testing.T) {
 	if got == nil || got.CPUPercent == nil {
 		t.Fatalf("no stats while looking: %+v", got)
 	}
-	if *got.CPUPercent < 40 || *got.CPUPercent > 210 {
+	// A busy loop gets what the machine gives it: on a loaded machine less
+	// than a core, but far from an idle tree's 0.
+	if *got.CPUPercent < 15 || *got.CPUPercent > 210 {
 		t.Fatalf("a tree burning one core shows %.0f %% CPU", *got.CPUPercent)
 	}
 	u, _ := procid.TreeUsage(r.PID)
