@@ -111,15 +111,11 @@ func attack(op, val string) error {
 		return c.Close()
 	case "api-user":
 		// val: the path of engine.json; its token used against the API.
-		b, err := os.ReadFile(val)
+		url, token, err := userToken(val)
 		if err != nil {
 			return err
 		}
-		var info struct{ URL, Token string }
-		if err := json.Unmarshal(b, &info); err != nil {
-			return err
-		}
-		return apiCall("GET", info.URL+"/v1/projects", info.Token, nil)
+		return apiCall("GET", url+"/v1/projects", token, nil)
 	case "api-nocred":
 		return apiCall("GET", os.Getenv("SHEPHERD_API_URL")+"/v1/projects", "", nil)
 	case "api-forge":
@@ -172,20 +168,30 @@ func attack(op, val string) error {
 		return apiCall("POST", os.Getenv("SHEPHERD_API_URL")+"/v1/hooks/claude", os.Getenv("SHEPHERD_AGENT_TOKEN"), body)
 	case "hook-user":
 		// val: the path of engine.json; a hook posted with the user's token.
-		b, err := os.ReadFile(val)
+		url, token, err := userToken(val)
 		if err != nil {
 			return err
 		}
-		var info struct{ URL, Token string }
-		if err := json.Unmarshal(b, &info); err != nil {
-			return err
-		}
-		return apiCall("POST", info.URL+"/v1/hooks/claude", info.Token, map[string]any{"hook_event_name": "Stop"})
+		return apiCall("POST", url+"/v1/hooks/claude", token, map[string]any{"hook_event_name": "Stop"})
 	case "wait":
 		time.Sleep(time.Hour)
 		return nil
 	}
 	return fmt.Errorf("unknown op %q", op)
+}
+
+// userToken reads the API's address and the user's token from engine.json
+// at path (which the sandbox must hide).
+func userToken(path string) (url, token string, err error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", "", err
+	}
+	var info struct{ URL, Token string }
+	if err := json.Unmarshal(b, &info); err != nil {
+		return "", "", err
+	}
+	return info.URL, info.Token, nil
 }
 
 func apiCall(method, url, token string, body any) error {
