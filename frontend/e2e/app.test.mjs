@@ -163,7 +163,11 @@ test('the Claude Code preset with a prompt runs the fixture; runs are marked; a 
   await conv.getByText('Fixed the error in main.go').first().waitFor()
   await conv.locator('.run-marker', {hasText: 'Run 1 · started by you'}).waitFor()
   const calls = readFileSync(FAKE_RECORD, 'utf8').trim().split('\n').map((l) => JSON.parse(l))
-  assert.deepEqual(calls.at(-1).args.slice(-4), ['--model', 'fake-model', '--', prompt])
+  // The model and the prompt as the form put them; Shepherd's hooks (--settings) added at the start, before `--`.
+  const args = calls.at(-1).args
+  assert.deepEqual(args.slice(-2), ['--', prompt])
+  assert.equal(args[args.indexOf('--model') + 1], 'fake-model')
+  assert.match(args[args.indexOf('--settings') + 1] ?? '', /"PermissionRequest"/)
 
   // Resumed by hand: a second run, marked with its cause and the previous run's end.
   await page.locator('section.detail').getByRole('button', {name: 'Resume'}).click()
