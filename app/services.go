@@ -11,7 +11,6 @@ import (
 
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
-	"shepherd/backend/lifecycle"
 	"shepherd/backend/logfollow"
 	"shepherd/backend/store"
 	"shepherd/backend/supervisor"
@@ -49,17 +48,6 @@ type ProjectInfo struct {
 	BudgetHeld     bool    `json:"budgetHeld,omitempty"`
 }
 
-// NeedsAttention tells whether an agent's state wants a look: it failed,
-// was interrupted, or its end was found rather than seen.
-func NeedsAttention(r *store.Record) bool {
-	switch r.Status {
-	case lifecycle.Failed, lifecycle.Interrupted, lifecycle.TimedOut:
-		return true
-	}
-	return false
-}
-
-// List returns the known projects, oldest first.
 // WhileClosed is what the engine found at its start, for every project:
 // agents that ended while no engine watched them (with their exit codes),
 // re-attached, recovered. Nil while it is still loading.
@@ -71,6 +59,9 @@ func (s *ProjectService) WhileClosed() (*supervisor.WhileClosed, error) {
 	return e.WhileClosed(), nil
 }
 
+// List returns the known projects, oldest first, each with its counts: the
+// agents in Needs you are those the engine gives a reason (Record.Attention:
+// acknowledged ones are not, waiting and crash-looping ones are).
 func (s *ProjectService) List() ([]ProjectInfo, error) {
 	e, err := s.a.engine()
 	if err != nil {
@@ -93,7 +84,7 @@ func (s *ProjectService) List() ([]ProjectInfo, error) {
 			if r.Status.Live() {
 				info.Running++
 			}
-			if NeedsAttention(r) {
+			if r.Attention != "" {
 				info.Attention++
 			}
 		}

@@ -341,3 +341,36 @@ func TestProjectListCarriesCost(t *testing.T) {
 			*list[0].Totals.CostUSD == 0.25 && list[0].CostToday == 0.25
 	})
 }
+
+// The project's Needs you count is the engine's attention: a failure counts
+// until it is acknowledged.
+func TestProjectListCountsAttention(t *testing.T) {
+	a, _ := startApp(t)
+	p, err := a.Projects.Add(t.TempDir(), "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Projects.Select(p.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Agents.Create(p.ID, supervisor.AgentSpec{ID: "bad", Command: "sh", Args: []string{"-c", "exit 3"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Agents.Start(p.ID, "bad"); err != nil {
+		t.Fatal(err)
+	}
+	count := func() int {
+		list, err := a.Projects.List()
+		if err != nil || len(list) != 1 {
+			t.Fatalf("List = %+v, %v", list, err)
+		}
+		return list[0].Attention
+	}
+	eventually(t, "the failure counted", func() bool { return count() == 1 })
+	if _, err := a.Agents.Ack(p.ID, "bad"); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(); n != 0 {
+		t.Fatalf("after ack: %d in Needs you", n)
+	}
+}

@@ -57,11 +57,13 @@ describe('AgentList', () => {
       agent({id: 'ka', status: 'failed', keepAlive: true, desired: 'running', restartFailureCount: 5, nextRestartAt: at(-32),
         exitReason: 'failed', exitCode: 1}),
     ])
-    const ask = row('ask').getByText('waiting: permission for Bash')
+    const ask = document.querySelector('tr[data-agent="ask"] [data-waiting]')!
+    expect(ask).toHaveTextContent(/^waiting: permission for Bash$/)
     expect(ask).toHaveClass('waiting', 'needs-you')
     expect(ask.closest('tbody')).toHaveAttribute('data-group', 'attention')
     expect(row('ask').getByText('waiting 3 s').closest('td')).toHaveClass('act-you')
-    const limited = row('limited').getByText(/^waiting: rate limit until /)
+    const limited = document.querySelector('tr[data-agent="limited"] [data-waiting]')!
+    expect(limited).toHaveTextContent(/^waiting: rate limit until /)
     expect(limited).toHaveClass('waiting', 'calm')
     expect(limited.closest('tbody')).toHaveAttribute('data-group', 'working')
     expect(limited.closest('td')).toHaveAttribute('title', expect.stringContaining('in 3 min'))

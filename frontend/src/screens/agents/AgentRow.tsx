@@ -98,7 +98,10 @@ export const AgentRow = memo(function AgentRow({agent: a, now, selected, cursor,
       <td className={loop || waiting ? 'c-status compact' : 'c-status'} title={[statusTitle, waiting?.title].filter(Boolean).join('\n')}>
         <StatusBadge agent={a} withDetail={false}/>
         {waiting
-          ? <span className={waiting.needsYou ? 'waiting needs-you' : 'waiting calm'} data-waiting={waiting.needsYou ? 'you' : 'calm'}>{waiting.text}</span>
+          ? <span className={waiting.needsYou ? 'waiting needs-you' : 'waiting calm'} data-waiting={waiting.needsYou ? 'you' : 'calm'}>
+              {/* In a narrow window the activity's "waiting 2 s" says the first word. */}
+              <span className="w-prefix">waiting: </span>{waiting.text.replace(/^waiting: /, '')}
+            </span>
           : loop
             ? <span className="status-detail crash-loop" data-crash-loop>{loop}</span>
             : (restart || brief) && <span className="status-detail">{restart || brief}</span>}
