@@ -170,7 +170,10 @@ func (rn *run) scan(now time.Time) (string, *loganalysis.Claude) {
 	}
 	c, err := logtail.Since(rn.logPath, rn.logOff, loganalysis.TailBytes, true)
 	if err != nil || len(c.Data) == 0 && !c.Reset {
-		return "", nil
+		// Nothing new, but the session id read so far still counts: another
+		// look (the watch's) may have read it and lost the race to record
+		// it against the run's end.
+		return rn.scanner.SessionID(), nil
 	}
 	if c.Skipped || c.Reset && c.Start > 0 {
 		rn.scanner.SkipToNextLine() // more was written than we read: start at a line

@@ -26,7 +26,7 @@ describe('budgets in words', () => {
     expect(statusView(agent({status: 'paused', pauseNote: 'lunch'}))).toMatchObject({label: 'paused', tone: 'idle'})
     // It asks the user: Needs you.
     expect(groupOf(a)).toBe('attention')
-    expect(attentionReason(a)).toBe('budget reached')
+    expect(attentionReason(a)).toBe('budget: $5.00 per run reached ($5.12)') // the engine's reason: the pause note
     expect(groupOf(agent({status: 'paused', pauseNote: 'lunch'}))).toBe('idle')
   })
 
