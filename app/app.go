@@ -43,6 +43,7 @@ type App struct {
 	quitting     atomic.Bool
 	shuttingDown atomic.Bool // OnShutdown has begun
 	engineQuit   atomic.Bool // the engine asked this window to quit
+	following    atomic.Bool // the attached engine's event stream has said hello
 	deadlineOnce sync.Once
 	// exitFn ends the process when a quit does not end it in time (os.Exit);
 	// tests replace it.

@@ -145,7 +145,10 @@ func (a *App) followRemote(ctx context.Context, r *api.Remote) {
 				last = ev.ID
 			}
 			switch ev.Name {
-			case "hello", "dropped":
+			case "hello":
+				a.following.Store(true)
+				return nil
+			case "dropped":
 				return nil
 			case "reset": // missed too much: the window fetches everything again
 				a.emit(EventEngineStatus, a.status())

@@ -181,6 +181,9 @@ func TestWindowStartsEngineAndQuitsTogether(t *testing.T) {
 		t.Fatalf("the second window: %+v; want attached to pid %d", st, engine)
 	}
 	q.a.quitFn = func(context.Context) { q.quits.Add(1) }
+	// Both windows hear the engine (a window whose stream is not yet open
+	// when the engine quits sees it go away instead).
+	eventually(t, "both windows following the engine's events", func() bool { return p.a.following.Load() && q.a.following.Load() })
 	if code := cli.Main(context.Background(), []string{"quit"}, io.Discard, io.Discard); code != 0 {
 		t.Fatalf("shepherd quit: exit %d", code)
 	}
