@@ -2,7 +2,7 @@
 // the real built app (build/bin/shepherd, the window, a WebKitGTK web view)
 // under a virtual X display of its own, attached to a headless engine that
 // runs one busy project: agents writing log lines without pause, a
-// Claude-like agent writing stream-json, keep-alive agents that crash and
+// Claude-like agent writing stream-json (a session that works on and on), keep-alive agents that crash and
 // are restarted, idle ones, and agents the bench starts and stops in a loop
 // so that events flow. The window shows the project with an agent's detail
 // (its live log) open, and steps to the next agent now and then as a user
@@ -32,6 +32,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -54,8 +55,16 @@ func track(p *os.Process) {
 	startedMu.Unlock()
 }
 
-// finish runs the clean-ups (last first), then ends what is still running.
-func finish() {
+// finish runs the clean-ups (last first), then ends what is still running;
+// once, whoever calls it first (the end, a failure, an interrupt).
+func finish() { finishOnce.Do(cleanUp) }
+
+var (
+	finishOnce  sync.Once
+	interrupted atomic.Bool
+)
+
+func cleanUp() {
 	for i := len(cleanups) - 1; i >= 0; i-- {
 		cleanups[i]()
 	}
@@ -77,6 +86,9 @@ func finish() {
 
 func check(err error) {
 	if err != nil {
+		if interrupted.Load() {
+			select {} // the interrupt ends the bench
+		}
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		finish()
 		os.Exit(1)
@@ -105,6 +117,9 @@ func main() {
 		case "emit-lines":
 			emitLines(os.Args[2:])
 			return
+		case "emit-stream":
+			emitStream()
+			return
 		case "crash-after":
 			d, _ := time.ParseDuration(os.Args[2])
 			fmt.Println("starting; will crash after", d)
@@ -131,6 +146,7 @@ func main() {
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		<-sigs
+		interrupted.Store(true)
 		fmt.Fprintln(os.Stderr, "bench: interrupted")
 		finish()
 		os.Exit(130)
@@ -166,11 +182,6 @@ func main() {
 	}
 	self, err := os.Executable()
 	check(err)
-	bin := filepath.Join(root, "bin")
-	fake := filepath.Join(bin, "fakeclaude")
-	if out, err := exec.Command("go", "build", "-o", fake, "./backend/supervisor/testdata/fakeclaude").CombinedOutput(); err != nil {
-		check(fmt.Errorf("build fakeclaude: %v\n%s", err, out))
-	}
 
 	// The engine, a session of its own.
 	console, err := os.Create(filepath.Join(root, "engine-console.log"))
@@ -215,9 +226,7 @@ func main() {
 		// From 1 to 8 lines a second: a build, a test run, a chatty server.
 		check(run(nil, "create", proj.ID, fmt.Sprintf("writer-%02d", i), "--grace", "1", "--", self, "emit-lines", strconv.Itoa(1+i%8)))
 	}
-	check(run(nil, "create", proj.ID, "claude", "--profile", "claude-stream-json", "--grace", "1",
-		"--env", "FAKE_CLAUDE_MODE=tool", "--env", "FAKE_CLAUDE_TOOL_SECONDS=4",
-		"--", "sh", "-c", fmt.Sprintf("while :; do %q -p 'go on' --verbose --output-format stream-json; sleep 1; done", fake)))
+	check(run(nil, "create", proj.ID, "claude", "--profile", "claude-stream-json", "--grace", "1", "--", self, "emit-stream"))
 	for i := 0; i < nCrashers; i++ {
 		check(run(nil, "create", proj.ID, fmt.Sprintf("crasher-%d", i), "--keep-alive", "--grace", "1", "--", self, "crash-after", fmt.Sprintf("%ds", 5+5*i)))
 	}
@@ -556,5 +565,33 @@ func emitLines(args []string) {
 		if i%50 == 49 {
 			fmt.Fprintf(os.Stderr, "warning: step %d took longer than usual\n", i)
 		}
+	}
+}
+
+// emitStream writes what Claude Code's stream-json output holds (claude -p
+// --verbose --output-format stream-json) for a session that works without
+// end: text, a tool call and its result, about one message a second, never
+// the result line that ends a run.
+func emitStream() {
+	line := func(v map[string]any) {
+		b, _ := json.Marshal(v)
+		fmt.Println(string(b))
+	}
+	const session = "bench-session"
+	line(map[string]any{"type": "system", "subtype": "init", "session_id": session, "cwd": ".", "model": "bench"})
+	tools := []string{"Read", "Edit", "Bash", "Grep"}
+	for i := 0; ; i++ {
+		id := fmt.Sprintf("toolu_%d", i)
+		line(map[string]any{"type": "assistant", "session_id": session, "message": map[string]any{
+			"content": []any{map[string]any{"type": "text", "text": fmt.Sprintf("Step %d: looking at package/%03d next; the error handling there needs a second look.", i, i%997)}},
+			"usage":   map[string]any{"input_tokens": 100 + i%50, "output_tokens": 20 + i%30}}})
+		time.Sleep(400 * time.Millisecond)
+		line(map[string]any{"type": "assistant", "session_id": session, "message": map[string]any{
+			"content": []any{map[string]any{"type": "tool_use", "id": id, "name": tools[i%len(tools)],
+				"input": map[string]any{"command": fmt.Sprintf("go test ./package/%03d/...", i%997)}}}}})
+		time.Sleep(400 * time.Millisecond)
+		line(map[string]any{"type": "user", "session_id": session, "message": map[string]any{
+			"content": []any{map[string]any{"type": "tool_result", "tool_use_id": id, "content": strings.Repeat("ok  \tpackage/module\t0.01s\n", 1+i%5)}}}})
+		time.Sleep(400 * time.Millisecond)
 	}
 }
