@@ -137,6 +137,7 @@ func main() {
 	cycle := flag.Duration("cycle", 5*time.Second, "time between starts or stops of the cycled agents")
 	target := flag.Float64("target", 250, "target total PSS, MiB")
 	flat := flag.Float64("flat", 5, "the last 10 minutes may grow by less than this many percent")
+	keep := flag.Bool("keep", false, "keep the bench's folder (the window's, the engine's and Xvfb's logs, the project) and say where")
 	flag.Parse()
 	if *nAgents < 10 {
 		check(fmt.Errorf("-agents %d: at least 10", *nAgents))
@@ -154,7 +155,13 @@ func main() {
 
 	root, err := os.MkdirTemp("", "shepherd-bench-window-")
 	check(err)
-	cleanups = append(cleanups, func() { os.RemoveAll(root) })
+	cleanups = append(cleanups, func() {
+		if *keep {
+			fmt.Println("kept:", root)
+		} else {
+			os.RemoveAll(root)
+		}
+	})
 	for _, v := range []string{"XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_RUNTIME_DIR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"} {
 		d := filepath.Join(root, strings.ToLower(v))
 		check(os.MkdirAll(d, 0o700))
