@@ -142,11 +142,10 @@ export function useRunCounts(projectId: string): Record<string, number> {
 
 /**
  * How often, at most, a burst of pushed events makes the window read a list
- * again (ms). Each read crosses the bridge as one script the web view
- * parses (the feed's 400 events are some 60 KB), and the web process keeps
- * the memory such churn once took: with 40 agents busy, one read per event
- * grew it by some 100 MiB a minute. Pushed records are applied at once; these
- * reads only catch what the pushes missed.
+ * again (ms). Each read's answer crosses the bridge as one script the web
+ * view parses (the feed's 400 events are some 60 KB); with 40 busy agents a
+ * read per event was some 90 reads of each list a minute. Pushed records are
+ * applied at once; these reads only catch what the pushes missed.
  */
 export const REFRESH_MS = {agents: 2000, feed: 3000, projects: 1000} as const
 
