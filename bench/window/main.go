@@ -414,14 +414,16 @@ func main() {
 	// Sampling.
 	type sample struct {
 		at                       time.Duration
-		window, web, net, others float64 // MiB
+		window, web, net, others float64 // PSS, MiB
+		private                  float64 // the pages no other process maps, MiB
 		procs                    int
 	}
 	var samples []sample
 	take := func(at time.Duration) sample {
 		s := sample{at: at}
 		for _, p := range tree(winPid) {
-			pss := pssKiB(p.pid) / 1024
+			pss := rollupKiB(p.pid, "Pss:") / 1024
+			s.private += (rollupKiB(p.pid, "Private_Clean:") + rollupKiB(p.pid, "Private_Dirty:")) / 1024
 			switch {
 			case p.pid == winPid:
 				s.window = pss
@@ -436,10 +438,12 @@ func main() {
 		}
 		return s
 	}
-	fmt.Printf("%6s  %10s  %10s  %10s  %10s  %10s  %s\n", "minute", "window", "web", "network", "others", "total", "processes")
+	// PSS shares a library's pages among the processes that map them, so
+	// it falls while another WebKit app runs; private is not shared.
+	fmt.Printf("%6s  %10s  %10s  %10s  %10s  %10s  %10s  %s\n", "minute", "window", "web", "network", "others", "total", "private", "processes")
 	print := func(s sample) {
-		fmt.Printf("%6.1f  %10.1f  %10.1f  %10.1f  %10.1f  %10.1f  %d\n", s.at.Minutes(), s.window, s.web, s.net, s.others,
-			s.window+s.web+s.net+s.others, s.procs)
+		fmt.Printf("%6.1f  %10.1f  %10.1f  %10.1f  %10.1f  %10.1f  %10.1f  %d\n", s.at.Minutes(), s.window, s.web, s.net, s.others,
+			s.window+s.web+s.net+s.others, s.private, s.procs)
 	}
 	start := time.Now()
 	// The first sample once the detail has loaded.
@@ -481,8 +485,8 @@ func main() {
 	}
 	fmt.Printf("after %v: total %.1f MiB PSS (window %.1f, web %.1f, network %.1f), peak %.1f; target ≤ %.0f: %s\n",
 		last.at.Round(time.Second), total(last), last.window, last.web, last.net, peak, *target, verdict(total(last) <= *target))
-	fmt.Printf("growth over the last %v: %+.1f%% (%.1f → %.1f MiB); flat (< %.0f%%): %s\n",
-		(last.at - ref.at).Round(time.Second), growth, total(ref), total(last), *flat, verdict(growth < *flat))
+	fmt.Printf("growth over the last %v: %+.1f%% (%.1f → %.1f MiB; private %.1f → %.1f); flat (< %.0f%%): %s\n",
+		(last.at - ref.at).Round(time.Second), growth, total(ref), total(last), ref.private, last.private, *flat, verdict(growth < *flat))
 	finish()
 }
 
@@ -530,15 +534,15 @@ func tree(pid int) []proc {
 	return out
 }
 
-// pssKiB is the proportional set size of pid, in KiB.
-func pssKiB(pid int) float64 {
+// rollupKiB reads a "Key: N kB" line of /proc/PID/smaps_rollup.
+func rollupKiB(pid int, key string) float64 {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
 	if err != nil {
 		return 0
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(line, "Pss:") {
-			f := strings.Fields(line[len("Pss:"):])
+		if strings.HasPrefix(line, key) {
+			f := strings.Fields(line[len(key):])
 			if len(f) > 0 {
 				n, _ := strconv.ParseFloat(f[0], 64)
 				return n
