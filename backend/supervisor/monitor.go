@@ -224,7 +224,10 @@ func (e *Engine) watchdog(p *project) {
 			// A process seen gone on two passes in a row, its end still not
 			// recorded, was missed by layer 1 (which records an end within
 			// milliseconds): the first sighting gives layer 1 the interval.
-			switch gone := procid.Compare(rn.pid(), rn.p.StartTime) == procid.Gone; {
+			if rn.check == nil {
+				rn.check = procid.Track(rn.pid(), rn.p.StartTime)
+			}
+			switch gone := rn.check.Compare() == procid.Gone; {
 			case !gone:
 				rn.suspect = false
 			case !rn.suspect:
