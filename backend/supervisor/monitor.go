@@ -41,12 +41,32 @@ type monitors struct {
 
 func secs(n int) time.Duration { return time.Duration(n) * time.Second }
 
-// early is how much before its deadline a pass may run to share a wakeup
-// with another that is due: a sixteenth of its interval, at most 2 s. Only a
-// project's first pass (after its load or a change of its settings) can run
-// early: every pass run together is next due its interval after the same
-// moment, so they stay together.
+// early is how much sooner than its interval a project's first pass (after
+// its load or a change of its settings) may be due, to share a wakeup with a
+// pass already due then: a sixteenth of the interval, at most 2 s. Every
+// later pass is due exactly its interval after the wakeup that ran the last
+// one, so passes run together stay together: projects loaded within a
+// couple of seconds of each other (at the engine's start) wake it once.
 func early(interval time.Duration) time.Duration { return min(interval/16, 2*time.Second) }
+
+// firstDue is when a pass with interval every, scheduled now, is first due:
+// the latest deadline already set that is at most early(every) sooner than
+// now+every, else now+every. e.mon.mu is held.
+func (e *Engine) firstDue(now time.Time, every time.Duration) time.Time {
+	due := now.Add(every)
+	best := time.Time{}
+	for m := range e.mon.all {
+		for _, t := range []time.Time{m.watchAt, m.staleAt} {
+			if !t.After(due) && !t.Before(due.Add(-early(every))) && t.After(best) {
+				best = t
+			}
+		}
+	}
+	if best.IsZero() {
+		return due
+	}
+	return best
+}
 
 // startMonitor schedules p's passes with its current settings. p.mu is not
 // held. Locks: p.mu, then e.mon.mu, which is a leaf (nothing is taken under
@@ -66,7 +86,7 @@ func (e *Engine) startMonitor(p *project) {
 		e.mon.all = map[*monitor]struct{}{}
 	}
 	m.watchEvery, m.staleEvery = secs(s.WatchdogIntervalSec), secs(s.StaleCheckIntervalSec)
-	m.watchAt, m.staleAt = now.Add(m.watchEvery), now.Add(m.staleEvery)
+	m.watchAt, m.staleAt = e.firstDue(now, m.watchEvery), e.firstDue(now, m.staleEvery)
 	e.mon.all[m] = struct{}{}
 	e.armMonitors()
 	e.mon.mu.Unlock()
@@ -102,8 +122,8 @@ func (e *Engine) armMonitors() {
 	e.mon.timer = e.after(e.ctx, max(next.Sub(e.clock.Now()), 0), func() { e.monitorTick(n) })
 }
 
-// monitorTick runs every pass due now (or due soon enough to share this
-// wakeup, early), then arms the timer for the next deadline.
+// monitorTick runs every pass due by now, then arms the timer for the next
+// deadline.
 func (e *Engine) monitorTick(n int) {
 	type pass struct {
 		m        *monitor
@@ -116,10 +136,10 @@ func (e *Engine) monitorTick(n int) {
 		e.mon.timer = nil
 	}
 	for m := range e.mon.all {
-		if !m.watchAt.After(now.Add(early(m.watchEvery))) {
+		if !m.watchAt.After(now) {
 			due = append(due, pass{m, true})
 		}
-		if !m.staleAt.After(now.Add(early(m.staleEvery))) {
+		if !m.staleAt.After(now) {
 			due = append(due, pass{m, false})
 		}
 	}
