@@ -154,3 +154,30 @@ func pollExit(ctx context.Context, pid int) error {
 	}
 	return nil
 }
+
+// Tracked is one process (pid + start time) checked again and again, as the
+// watchdog does on every pass: where the system allows, the first check
+// that finds the process keeps its /proc entry open, and every later check
+// is one read of it (no path to look up, no file to open). An open entry
+// stays bound to the process it was opened for: once that process is gone,
+// reading it fails, even when its pid has been reused. Not safe for
+// concurrent use; Close releases it.
+type Tracked struct {
+	pid   int
+	start int64
+	entry trackedEntry
+}
+
+// Track returns pid's check; nothing is opened before its first Compare.
+func Track(pid int, startTime int64) *Tracked { return &Tracked{pid: pid, start: startTime} }
+
+// Compare is Compare(pid, startTime), by the kept entry where there is one.
+func (t *Tracked) Compare() Check {
+	if c, ok := t.entry.compare(t.pid, t.start); ok {
+		return c
+	}
+	return Compare(t.pid, t.start)
+}
+
+// Close releases what the check keeps open; it may be called more than once.
+func (t *Tracked) Close() { t.entry.close() }

@@ -76,3 +76,9 @@ func waitExit(ctx context.Context, pid int) error {
 
 // compare: macOS has no /proc; Compare takes the slow path.
 func compare(int, int64) (Check, bool) { return 0, false }
+
+// trackedEntry: macOS has no /proc; every check takes Compare's path.
+type trackedEntry struct{}
+
+func (*trackedEntry) compare(int, int64) (Check, bool) { return 0, false }
+func (*trackedEntry) close()                           {}

@@ -142,7 +142,12 @@ func compare(pid int, startTime int64) (c Check, ok bool) {
 	if err != nil || n <= 0 || n == len(buf) {
 		return 0, false
 	}
-	state, ticks, fok := stateAndStart(buf[:n])
+	return checkStat(buf[:n], startTime)
+}
+
+// checkStat is compare's verdict on one read of /proc/<pid>/stat.
+func checkStat(b []byte, startTime int64) (Check, bool) {
+	state, ticks, fok := stateAndStart(b)
 	if !fok {
 		return 0, false
 	}
@@ -230,4 +235,50 @@ func bootMillis() (uint64, bool) {
 		bootOnce.ms, bootOnce.ok = uint64(st)-ticks*1000/clockTicks, true
 	})
 	return bootOnce.ms, bootOnce.ok
+}
+
+// trackedEntry is a Tracked's open /proc/<pid>/stat: kept once a read of it
+// found the tracked process alive (and, with a recorded start time, the same
+// one), so the process it names is the tracked one for as long as it lives.
+type trackedEntry struct {
+	fd   int
+	open bool
+}
+
+func (e *trackedEntry) compare(pid int, startTime int64) (Check, bool) {
+	if pid <= 0 {
+		return Gone, true
+	}
+	if !e.open {
+		fd, err := unix.Open("/proc/"+strconv.Itoa(pid)+"/stat", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err == unix.ENOENT || err == unix.ESRCH {
+			return Gone, true
+		}
+		if err != nil {
+			return 0, false
+		}
+		e.fd, e.open = fd, true
+	}
+	var buf [1024]byte
+	n, err := unix.Pread(e.fd, buf[:], 0)
+	if err == unix.ESRCH {
+		e.close()
+		return Gone, true
+	}
+	if err != nil || n <= 0 || n == len(buf) {
+		e.close()
+		return 0, false
+	}
+	c, ok := checkStat(buf[:n], startTime)
+	if !ok || c == Gone || c == Reused {
+		e.close() // not the tracked process (or not readable): nothing to keep
+	}
+	return c, ok
+}
+
+func (e *trackedEntry) close() {
+	if e.open {
+		unix.Close(e.fd)
+		e.open = false
+	}
 }

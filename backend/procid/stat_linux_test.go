@@ -3,9 +3,11 @@ package procid
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -107,4 +109,81 @@ func FuzzStateAndStart(f *testing.F) {
 			t.Fatalf("stateAndStart(%q) = %q, %d, %v; want %q, %d", b, st, tk, ok, state, ticks)
 		}
 	})
+}
+
+// TestTracked: a tracked process is found the same while it lives — from
+// its kept /proc entry after the first check — and gone once it is a zombie
+// and once it is reaped; a wrong start time is a reused pid, and nothing is
+// kept for it.
+func TestTracked(t *testing.T) {
+	cmd := exec.Command("sleep", "300")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	pid := cmd.Process.Pid
+	st, err := StartTime(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := Track(pid, st)
+	defer tr.Close()
+	for i := 0; i < 2; i++ {
+		if c := tr.Compare(); c != Same || !tr.entry.open {
+			t.Fatalf("check %d of a live process: %v (entry kept: %v)", i, c, tr.entry.open)
+		}
+	}
+	if c := Track(pid, 0).Compare(); c != NoRecord {
+		t.Fatalf("without a start time: %v", c)
+	}
+	wrong := Track(pid, st-60_000)
+	if c := wrong.Compare(); c != Reused || wrong.entry.open {
+		t.Fatalf("with another start time: %v (entry kept: %v)", c, wrong.entry.open)
+	}
+	_ = cmd.Process.Signal(syscall.SIGKILL)
+	for deadline := time.Now().Add(5 * time.Second); !isZombie(pid) && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if c := tr.Compare(); c != Gone {
+		t.Fatalf("a zombie: %v", c)
+	}
+	tr2 := Track(pid, st)
+	if c := tr2.Compare(); c != Gone {
+		t.Fatalf("a zombie, first check: %v", c)
+	}
+	_ = cmd.Wait() // reaped
+	if c := tr.Compare(); c != Gone {
+		t.Fatalf("reaped: %v", c)
+	}
+	if tr.entry.open {
+		t.Fatal("the entry of a reaped process is kept")
+	}
+}
+
+// TestTrackedEntryOfReaped: an entry opened while the process lived reads
+// as gone once it is reaped (it never describes a later process).
+func TestTrackedEntryOfReaped(t *testing.T) {
+	cmd := exec.Command("sleep", "300")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := cmd.Process.Pid
+	st, err := StartTime(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := Track(pid, st)
+	defer tr.Close()
+	if c := tr.Compare(); c != Same || !tr.entry.open {
+		t.Fatalf("a live process: %v (entry kept: %v)", c, tr.entry.open)
+	}
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	var buf [1024]byte
+	if _, err := unix.Pread(tr.entry.fd, buf[:], 0); err != unix.ESRCH {
+		t.Fatalf("reading the entry of a reaped process: %v, want ESRCH", err)
+	}
+	if c := tr.Compare(); c != Gone {
+		t.Fatalf("reaped: %v", c)
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"shepherd/backend/lifecycle"
 	"shepherd/backend/loganalysis"
 	"shepherd/backend/proc"
+	"shepherd/backend/procid"
 	"shepherd/backend/store"
 )
 
@@ -109,10 +110,11 @@ type run struct {
 	// exit code (the engine ended it: result line, stale recovery).
 	forced *outcome
 
-	suspect bool       // the watchdog found the process gone on its last pass
-	busy    busyState  // what a silent agent is doing (busy.go), under a.mu
-	samples sampleRing // CPU and memory while someone looks (stats.go), under a.mu
-	shown   string     // the activity last pushed, under a.mu
+	suspect bool            // the watchdog found the process gone on its last pass
+	check   *procid.Tracked // the watchdog's look at the process (its /proc entry kept open between passes)
+	busy    busyState       // what a silent agent is doing (busy.go), under a.mu
+	samples sampleRing      // CPU and memory while someone looks (stats.go), under a.mu
+	shown   string          // the activity last pushed, under a.mu
 	// waiting is what the agent waits for (a permission, input, a rate
 	// limit), from its hooks or its log (waiting.go), under a.mu.
 	waiting        *claudehooks.Waiting
@@ -149,11 +151,16 @@ func (rn *run) finish() {
 	rn.handledOnce.Do(func() { close(rn.handled) })
 }
 
+// stopTimers stops the run's timers and releases the watchdog's look at
+// its process. a.mu is held.
 func (rn *run) stopTimers() {
 	for _, t := range []clockwork.Timer{rn.timer, rn.resultTimer, rn.stable} {
 		if t != nil {
 			t.Stop()
 		}
+	}
+	if rn.check != nil {
+		rn.check.Close()
 	}
 	if rn.logWatch != nil {
 		rn.logWatch.Stop()

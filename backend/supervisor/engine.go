@@ -86,6 +86,7 @@ type Engine struct {
 	recoverySlots chan struct{} // bounds the recoveries under way
 	busy          atomic.Int64  // recoveries and notifications under way
 	stats         statsState    // the CPU and memory sampler (stats.go)
+	mon           monitors      // every project's watchdog and stale check (monitor.go)
 
 	timerMu sync.Mutex
 	armed   map[*armed]struct{} // timers not yet run or stopped
@@ -310,7 +311,7 @@ func (e *Engine) Close() {
 	}
 	e.mu.Unlock()
 	for _, p := range ps {
-		p.stopMonitor()
+		e.stopMonitor(p)
 		for _, a := range p.list() {
 			a.mu.Lock()
 			a.end()

@@ -13,70 +13,169 @@ import (
 	"shepherd/backend/store"
 )
 
-// monitor is a loaded project's watchdog (layer 3) and stale check: two
-// timers on the engine's clock, re-armed after each pass with the project's
-// current intervals. It costs no goroutine between passes, and a pass only
+// monitor is a loaded project's watchdog (layer 3) and stale check: when
+// each is next due. One engine-wide timer (monitors) is armed for the
+// earliest of every project's deadlines, so an idle engine wakes once for
+// all the passes due together, not once per project and kind. A pass only
 // looks: what it finds is handed to recovery tasks, so a slow recovery never
 // delays a check.
 type monitor struct {
-	mu       sync.Mutex
-	stopped  bool
-	watchdog clockwork.Timer
-	stale    clockwork.Timer
+	p       *project
+	stopped bool      // under monitors.mu
+	watchAt time.Time // the next watchdog pass (engine clock), under monitors.mu
+	staleAt time.Time // the next stale check, under monitors.mu
+	// The intervals the deadlines were set with, under monitors.mu.
+	watchEvery, staleEvery time.Duration
 	// pauseWatch, with WatchFiles: the pause signal file's changes.
 	pauseWatch *filewatch.Watch
 }
 
+// monitors is the engine's one timer for every project's passes.
+type monitors struct {
+	mu    sync.Mutex
+	all   map[*monitor]struct{}
+	timer clockwork.Timer // armed for due; nil: none
+	due   time.Time
+	armed int // counts the timers armed: a tick that is not the last one armed leaves timer alone
+}
+
 func secs(n int) time.Duration { return time.Duration(n) * time.Second }
 
-// startMonitor starts p's timers with its current settings. p.mu is not held.
+// early is how much sooner than its interval a project's first pass (after
+// its load or a change of its settings) may be due, to share a wakeup with a
+// pass already due then: a sixteenth of the interval, at most 2 s. Every
+// later pass is due exactly its interval after the wakeup that ran the last
+// one, so passes run together stay together: projects loaded within a
+// couple of seconds of each other (at the engine's start) wake it once.
+func early(interval time.Duration) time.Duration { return min(interval/16, 2*time.Second) }
+
+// firstDue is when a pass with interval every, scheduled now, is first due:
+// the latest deadline already set that is at most early(every) sooner than
+// now+every, else now+every. e.mon.mu is held.
+func (e *Engine) firstDue(now time.Time, every time.Duration) time.Time {
+	due := now.Add(every)
+	best := time.Time{}
+	for m := range e.mon.all {
+		for _, t := range []time.Time{m.watchAt, m.staleAt} {
+			if !t.After(due) && !t.Before(due.Add(-early(every))) && t.After(best) {
+				best = t
+			}
+		}
+	}
+	if best.IsZero() {
+		return due
+	}
+	return best
+}
+
+// startMonitor schedules p's passes with its current settings. p.mu is not
+// held. Locks: p.mu, then e.mon.mu, which is a leaf (nothing is taken under
+// it but the engine's timer bookkeeping).
 func (e *Engine) startMonitor(p *project) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.monitor != nil || e.ctx.Err() != nil {
 		return
 	}
-	m := &monitor{}
+	m := &monitor{p: p}
 	p.monitor = m
 	s := p.settings
-	m.mu.Lock()
-	m.watchdog = e.after(e.ctx, secs(s.WatchdogIntervalSec), func() { e.monitorPass(p, m, true) })
-	m.stale = e.after(e.ctx, secs(s.StaleCheckIntervalSec), func() { e.monitorPass(p, m, false) })
+	now := e.clock.Now()
+	e.mon.mu.Lock()
+	if e.mon.all == nil {
+		e.mon.all = map[*monitor]struct{}{}
+	}
+	m.watchEvery, m.staleEvery = secs(s.WatchdogIntervalSec), secs(s.StaleCheckIntervalSec)
+	m.watchAt, m.staleAt = e.firstDue(now, m.watchEvery), e.firstDue(now, m.staleEvery)
+	e.mon.all[m] = struct{}{}
+	e.armMonitors()
+	e.mon.mu.Unlock()
 	e.watchPauseSignal(p, m)
-	m.mu.Unlock()
 	e.log.Debug().Str("project", p.info.ID).Int("watchdogSec", s.WatchdogIntervalSec).
 		Int("staleCheckSec", s.StaleCheckIntervalSec).Int("staleThresholdSec", s.StaleThresholdSec).Msg("monitoring started")
 }
 
-// monitorPass runs one watchdog pass or stale check and arms the next.
-func (e *Engine) monitorPass(p *project, m *monitor, watchdog bool) {
-	m.mu.Lock()
-	stopped := m.stopped
-	m.mu.Unlock()
-	if stopped {
+// armMonitors arms the engine's timer for the earliest deadline of every
+// monitor, unless it is armed for that already. e.mon.mu is held.
+func (e *Engine) armMonitors() {
+	var next time.Time
+	for m := range e.mon.all {
+		for _, t := range []time.Time{m.watchAt, m.staleAt} {
+			if next.IsZero() || t.Before(next) {
+				next = t
+			}
+		}
+	}
+	if e.mon.timer != nil {
+		if !next.IsZero() && e.mon.due.Equal(next) {
+			return
+		}
+		e.mon.timer.Stop()
+		e.mon.timer = nil
+	}
+	if next.IsZero() || e.ctx.Err() != nil {
 		return
 	}
-	if watchdog {
-		e.watchdog(p)
-	} else {
-		e.staleCheck(p)
-	}
-	s := e.settingsOf(p.info.ID)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.stopped {
-		return
-	}
-	if watchdog {
-		m.watchdog = e.after(e.ctx, secs(s.WatchdogIntervalSec), func() { e.monitorPass(p, m, true) })
-	} else {
-		m.stale = e.after(e.ctx, secs(s.StaleCheckIntervalSec), func() { e.monitorPass(p, m, false) })
-	}
+	e.mon.due = next
+	e.mon.armed++
+	n := e.mon.armed
+	e.mon.timer = e.after(e.ctx, max(next.Sub(e.clock.Now()), 0), func() { e.monitorTick(n) })
 }
 
-// stopMonitor stops p's timers. It does not wait: a pass under way ends by
-// itself and arms nothing.
-func (p *project) stopMonitor() {
+// monitorTick runs every pass due by now, then arms the timer for the next
+// deadline.
+func (e *Engine) monitorTick(n int) {
+	type pass struct {
+		m        *monitor
+		watchdog bool
+	}
+	now := e.clock.Now()
+	var due []pass
+	e.mon.mu.Lock()
+	if n == e.mon.armed {
+		e.mon.timer = nil
+	}
+	for m := range e.mon.all {
+		if !m.watchAt.After(now) {
+			due = append(due, pass{m, true})
+		}
+		if !m.staleAt.After(now) {
+			due = append(due, pass{m, false})
+		}
+	}
+	e.mon.mu.Unlock()
+	for _, d := range due {
+		e.mon.mu.Lock()
+		stopped := d.m.stopped
+		e.mon.mu.Unlock()
+		if stopped {
+			continue
+		}
+		if d.watchdog {
+			e.watchdog(d.m.p)
+		} else {
+			e.staleCheck(d.m.p)
+		}
+		// Next due the project's current interval after this wakeup.
+		s := e.settingsOf(d.m.p.info.ID)
+		e.mon.mu.Lock()
+		if d.watchdog {
+			d.m.watchEvery = secs(s.WatchdogIntervalSec)
+			d.m.watchAt = now.Add(d.m.watchEvery)
+		} else {
+			d.m.staleEvery = secs(s.StaleCheckIntervalSec)
+			d.m.staleAt = now.Add(d.m.staleEvery)
+		}
+		e.mon.mu.Unlock()
+	}
+	e.mon.mu.Lock()
+	e.armMonitors()
+	e.mon.mu.Unlock()
+}
+
+// stopMonitor stops p's passes. It does not wait: a pass under way ends by
+// itself.
+func (e *Engine) stopMonitor(p *project) {
 	p.mu.Lock()
 	m := p.monitor
 	p.monitor = nil
@@ -84,14 +183,11 @@ func (p *project) stopMonitor() {
 	if m == nil {
 		return
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	e.mon.mu.Lock()
 	m.stopped = true
-	for _, t := range []clockwork.Timer{m.watchdog, m.stale} {
-		if t != nil {
-			t.Stop()
-		}
-	}
+	delete(e.mon.all, m)
+	e.armMonitors()
+	e.mon.mu.Unlock()
 	if m.pauseWatch != nil {
 		m.pauseWatch.Stop()
 	}
@@ -103,7 +199,7 @@ func (e *Engine) restartMonitor(p *project) {
 	running := p.monitor != nil
 	p.mu.Unlock()
 	if running {
-		p.stopMonitor()
+		e.stopMonitor(p)
 		e.startMonitor(p)
 	}
 }
@@ -148,7 +244,10 @@ func (e *Engine) watchdog(p *project) {
 			// A process seen gone on two passes in a row, its end still not
 			// recorded, was missed by layer 1 (which records an end within
 			// milliseconds): the first sighting gives layer 1 the interval.
-			switch gone := procid.Compare(rn.pid(), rn.p.StartTime) == procid.Gone; {
+			if rn.check == nil {
+				rn.check = procid.Track(rn.pid(), rn.p.StartTime)
+			}
+			switch gone := rn.check.Compare() == procid.Gone; {
 			case !gone:
 				rn.suspect = false
 			case !rn.suspect:

@@ -131,7 +131,7 @@ func (e *Engine) RemoveProject(ctx context.Context, projectID string, force bool
 			return err
 		}
 	}
-	p.stopMonitor()
+	e.stopMonitor(p)
 	for _, a := range p.list() {
 		a.mu.Lock()
 		e.cancelRestart(a)

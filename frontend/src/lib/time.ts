@@ -37,13 +37,26 @@ export function duration(ms: number): string {
   return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')} min`
 }
 
+/**
+ * One formatter per format, made on first use and kept: Date's
+ * toLocaleString builds a new ICU formatter on every call, tens of KB of
+ * native memory each, and the list re-renders every row's times each second.
+ * In WebKit that churn left the web process's heap growing by 100 MiB a
+ * minute and more (freed, but never handed back).
+ */
+function formatter(options: Intl.DateTimeFormatOptions): (ms: number) => string {
+  let f: Intl.DateTimeFormat | null = null
+  return (ms) => (f ??= new Intl.DateTimeFormat(undefined, options)).format(ms)
+}
+
+const clockFormat = formatter({month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit'})
+const exactFormat = formatter({year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit'})
+
 /** Local date and time, short. */
 export function clock(t?: string | null): string {
   const ms = parseTime(t)
   if (ms === null) return '—'
-  return new Date(ms).toLocaleString(undefined, {
-    month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit',
-  })
+  return clockFormat(ms)
 }
 
 /** A compact duration: "45 s", "6 min", "2 h 07 min", "3 d". */
@@ -58,7 +71,5 @@ export function short(ms: number): string {
 /** The exact local time, for tooltips. */
 export function exact(t?: string | null): string {
   const ms = parseTime(t)
-  return ms === null ? '' : new Date(ms).toLocaleString(undefined, {
-    year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit',
-  })
+  return ms === null ? '' : exactFormat(ms)
 }

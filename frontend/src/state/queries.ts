@@ -140,7 +140,16 @@ export function useRunCounts(projectId: string): Record<string, number> {
   return useQuery({queryKey: keys.feed(projectId), queryFn: () => projectFeed(projectId), select: (f) => f.runs}).data ?? {}
 }
 
-/** Invalidates a project's query at most every half second, however many events arrive. */
+/**
+ * How often, at most, a burst of pushed events makes the window read a list
+ * again (ms). Each read's answer crosses the bridge as one script the web
+ * view parses (the feed's 400 events are some 60 KB); with 40 busy agents a
+ * read per event was some 90 reads of each list a minute. Pushed records are
+ * applied at once; these reads only catch what the pushes missed.
+ */
+export const REFRESH_MS = {agents: 2000, feed: 3000, projects: 1000} as const
+
+/** Invalidates a project's query at most once every `ms`, however many events arrive. */
 export function refresher(qc: QueryClient, key: (projectId: string) => readonly unknown[], ms = 500) {
   const pending = new Map<string, ReturnType<typeof setTimeout>>()
   return {
@@ -202,24 +211,26 @@ export function summarize(sum: SyncSummary): string {
 export function useEngineEvents() {
   const qc = useQueryClient()
   useEffect(() => {
-    const feed = refresher(qc, keys.feed)
+    const feed = refresher(qc, keys.feed, REFRESH_MS.feed)
     // Each record is put in the cache as it comes; the list is also read
     // again shortly after a burst, so the window ends right even if pushed
     // events overtook each other (wails dev's browser server sends each one
     // from a goroutine of its own) or one was lost.
-    const lists = refresher(qc, keys.agents)
+    const lists = refresher(qc, keys.agents, REFRESH_MS.agents)
+    // The project list (counts, cost) is one query for every project.
+    const projects = refresher(qc, () => keys.projects, REFRESH_MS.projects)
     const offs = [
       onEvent(EVENTS.agentState, (rec) => {
         upsertAgent(qc, rec)
         lists.touch(rec.projectId)
         feed.touch(rec.projectId)
-        void qc.invalidateQueries({queryKey: keys.projects})
+        projects.touch('')
         void qc.invalidateQueries({queryKey: keys.events(rec.projectId, rec.id)})
       }),
       onEvent(EVENTS.agentRemoved, (ref) => {
         qc.setQueryData<Agent[]>(keys.agents(ref.projectId), (old) => old?.filter((a) => a.id !== ref.agentId))
         feed.touch(ref.projectId)
-        void qc.invalidateQueries({queryKey: keys.projects})
+        projects.touch('')
       }),
       onEvent(EVENTS.projectSynced, (sum) => {
         void qc.invalidateQueries({queryKey: keys.agents(sum.projectId)})
@@ -239,7 +250,7 @@ export function useEngineEvents() {
           return next
         }))
         feed.touch(view.id)
-        void qc.invalidateQueries({queryKey: keys.projects})
+        projects.touch('')
       }),
       onEvent(EVENTS.agentStats, (batch) => applyStats(qc, batch)),
       onEvent(EVENTS.whileClosed, (w) => qc.setQueryData(keys.whileClosed, w)),
@@ -257,7 +268,10 @@ export function useEngineEvents() {
           if (ui.projectId !== projectId) ui.selectProject(projectId)
           ui.selectAgent(agentId)
         }}} : {}
-        const opts = {description: n.message, ...show, ...(n.kind === 'waiting' ? {duration: 15_000} : {})}
+        // One toast per agent at most: its newer news replaces the older (a
+        // crash loop does not stack a toast per crash; the feed keeps them all).
+        const id = projectId && agentId ? {id: `notify-${projectId}-${agentId}`} : {}
+        const opts = {description: n.message, ...show, ...id, ...(n.kind === 'waiting' ? {duration: 15_000} : {})}
         if (n.level === 'error') toast.error(n.title, opts)
         else if (n.level === 'warning') toast.warning(n.title, opts)
         else if (n.level === 'success') toast.success(n.title, opts)
@@ -268,6 +282,7 @@ export function useEngineEvents() {
       offs.forEach((off) => off())
       feed.stop()
       lists.stop()
+      projects.stop()
     }
   }, [qc])
 }
