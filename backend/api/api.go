@@ -11,11 +11,11 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"shepherd/backend/claudehooks"
 	"strconv"
 	"strings"
 	"time"
 
+	"shepherd/backend/claudehooks"
 	"shepherd/backend/eventbus"
 	"shepherd/backend/sandbox"
 	"shepherd/backend/secrets"

@@ -2,13 +2,13 @@ package supervisor
 
 import (
 	"context"
-	"shepherd/backend/claudehooks"
 	"sort"
 	"sync"
 	"time"
 
 	"github.com/jonboulle/clockwork"
 
+	"shepherd/backend/claudehooks"
 	"shepherd/backend/filewatch"
 	"shepherd/backend/lifecycle"
 	"shepherd/backend/loganalysis"

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"shepherd/backend/claudehooks"
 	"strings"
 	"syscall"
 	"time"
 
+	"shepherd/backend/claudehooks"
 	"shepherd/backend/lifecycle"
 	"shepherd/backend/loganalysis"
 	"shepherd/backend/proc"
