@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -125,6 +126,11 @@ func Start(ctx context.Context, opts ServeOptions) (_ *Host, err error) {
 		// Hidden from every sandboxed agent: the records and logs, the app
 		// log, the preferences, and engine.json with the API token.
 		Private: []string{p.Data, p.State, p.Config, p.Runtime},
+		// An idle engine wakes only for its passes, and the Go runtime then
+		// seldom gets to give back what a burst (agents starting, a busy
+		// window) left free: at most every trimEvery, after a wakeup of
+		// the passes, it is given back.
+		AfterPasses: trimMemory(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("start the engine: %w", err)
@@ -258,4 +264,19 @@ func DefaultShimPath() string {
 		return p
 	}
 	return besideExecutable("shepherd-shim")
+}
+
+// trimEvery spaces the engine's returns of free memory to the system.
+const trimEvery = 2 * time.Minute
+
+// trimMemory returns free memory to the system at most every trimEvery
+// (a collection of a small heap: a few milliseconds).
+func trimMemory() func() {
+	var last time.Time
+	return func() {
+		if now := time.Now(); now.Sub(last) >= trimEvery {
+			last = now
+			debug.FreeOSMemory()
+		}
+	}
 }

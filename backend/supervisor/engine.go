@@ -47,6 +47,10 @@ type Config struct {
 	// kernel's file-change notification instead of polled (watchfiles.go).
 	// The real engine turns it on; tests that drive the clock by hand poll.
 	WatchFiles bool
+	// AfterPasses, if set, is called after each wakeup of the watchdog
+	// passes and stale checks (the engine's idle heartbeat), on the timer's
+	// goroutine: the engine process returns memory to the system there.
+	AfterPasses func()
 	// Recoveries bounds how many recoveries (stale kills, orphans) run at
 	// once. 0: 4.
 	Recoveries int

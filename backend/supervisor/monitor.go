@@ -171,6 +171,9 @@ func (e *Engine) monitorTick(n int) {
 	e.mon.mu.Lock()
 	e.armMonitors()
 	e.mon.mu.Unlock()
+	if e.cfg.AfterPasses != nil && len(due) > 0 {
+		e.cfg.AfterPasses()
+	}
 }
 
 // stopMonitor stops p's passes. It does not wait: a pass under way ends by

@@ -2,6 +2,7 @@ package supervisor
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -49,5 +50,20 @@ func TestPassesShareOneWakeup(t *testing.T) {
 	}
 	if h.e.mon.timer == nil {
 		t.Fatal("no timer armed for the next passes")
+	}
+}
+
+// TestAfterPasses: the hook is called after a wakeup that ran passes.
+func TestAfterPasses(t *testing.T) {
+	clk := newFakeClock()
+	var calls atomic.Int32
+	h := newHarness(t, func(c *Config) { c.Clock, c.AfterPasses = clk, func() { calls.Add(1) } })
+	if _, err := h.e.SelectProject(context.Background(), h.project.ID); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(30 * time.Second) // the first watchdog pass
+	h.settle()
+	if calls.Load() != 1 {
+		t.Fatalf("AfterPasses called %d times after one wakeup, want 1", calls.Load())
 	}
 }
