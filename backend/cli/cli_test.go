@@ -291,8 +291,13 @@ func TestServeProcess(t *testing.T) {
 	}
 
 	eng, errb := start()
-	if !strings.Contains(errb.String(), "listening on http://127.0.0.1:") {
-		t.Errorf("serve stderr: %s", errb.String())
+	// The start-up message follows engine.json by a moment.
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(errb.String(), "listening on http://127.0.0.1:"); {
+		if time.Now().After(deadline) {
+			t.Errorf("serve stderr: %s", errb.String())
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	ok(t, "add-project", dir, "--name", "demo")
 	ok(t, "create", "demo", "long", "--grace", "1", "--", "sleep", "60")
