@@ -130,13 +130,16 @@ type run struct {
 	lastActivity time.Time            // engine clock: the last growth seen
 	quietTicks   int                  // poller ticks since the last look at a quiet log
 	result       *loganalysis.Claude
-	budget       *budgetHit         // the per-run limit the result reached (budget.go)
-	tool         string             // the tool call in flight ("" if none)
-	toolID       string             // its id
-	toolSince    time.Time          // engine clock: when it was first seen
-	retry        *loganalysis.Retry // an API call being retried (its latest line is api_retry)
-	resultTimer  clockwork.Timer
-	stable       clockwork.Timer // resets the keep-alive backoff after a stable run
+	budget       *budgetHit // the per-run limit the result reached (budget.go)
+	// judged is the result line sawResult has judged (under a.mu): one read
+	// by another look that lost the race to the run's end is judged there.
+	judged      *loganalysis.Claude
+	tool        string             // the tool call in flight ("" if none)
+	toolID      string             // its id
+	toolSince   time.Time          // engine clock: when it was first seen
+	retry       *loganalysis.Retry // an API call being retried (its latest line is api_retry)
+	resultTimer clockwork.Timer
+	stable      clockwork.Timer // resets the keep-alive backoff after a stable run
 }
 
 func newRun(p *proc.Process) *run {

@@ -150,6 +150,7 @@ func (rn *run) endOutcome() *outcome {
 // reached (kept for the run's end), and the end of a run let past its
 // limits once. a.mu is held.
 func (e *Engine) sawResult(a *agent, rn *run, c *loganalysis.Claude) {
+	rn.judged = c
 	hit := budgetReached(a.rec, c)
 	rn.scanMu.Lock()
 	rn.budget = hit

@@ -102,6 +102,11 @@ func (e *Engine) onExit(a *agent, rn *run, st *shim.ExitStatus) {
 	}
 	rn.stopTimers()
 	now := e.clock.Now().UTC()
+	if res := rn.resultNow(); res != nil && rn.judged != res {
+		// Read by the log's watch, which then lost the race for a.mu to
+		// this end: judged here (a budget it reached pauses the run).
+		e.sawResult(a, rn, res)
+	}
 	o := rn.forced
 	if o == nil {
 		o = rn.endOutcome()
