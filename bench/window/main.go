@@ -55,6 +55,13 @@ func track(p *os.Process) {
 	startedMu.Unlock()
 }
 
+// onExit adds a clean-up, run at the end before what is still running is ended.
+func onExit(f func()) {
+	startedMu.Lock()
+	cleanups = append(cleanups, f)
+	startedMu.Unlock()
+}
+
 // finish runs the clean-ups (last first), then ends what is still running;
 // once, whoever calls it first (the end, a failure, an interrupt).
 func finish() { finishOnce.Do(cleanUp) }
@@ -65,10 +72,13 @@ var (
 )
 
 func cleanUp() {
-	for i := len(cleanups) - 1; i >= 0; i-- {
-		cleanups[i]()
-	}
+	startedMu.Lock()
+	fs := cleanups
 	cleanups = nil
+	startedMu.Unlock()
+	for i := len(fs) - 1; i >= 0; i-- {
+		fs[i]()
+	}
 	startedMu.Lock()
 	defer startedMu.Unlock()
 	for i := len(started) - 1; i >= 0; i-- {
@@ -155,7 +165,7 @@ func main() {
 
 	root, err := os.MkdirTemp("", "shepherd-bench-window-")
 	check(err)
-	cleanups = append(cleanups, func() {
+	onExit(func() {
 		if *keep {
 			fmt.Println("kept:", root)
 		} else {
@@ -218,7 +228,7 @@ func main() {
 	check(os.MkdirAll(dir, 0o755))
 	var proj store.Project
 	check(run(&proj, "add-project", dir, "--name", "busy"))
-	cleanups = append(cleanups, func() {
+	onExit(func() {
 		// The window quits its engine as it quits; else this does.
 		if _, err := os.Stat(paths.Default().EngineFile()); err == nil {
 			_ = run(nil, "stop-all", proj.ID)
@@ -321,7 +331,7 @@ func main() {
 	winDone := make(chan struct{})
 	go func() { _ = win.Wait(); close(winDone) }()
 	// Ended before the rest: SIGTERM quits the window (and not the engine).
-	cleanups = append(cleanups, func() {
+	onExit(func() {
 		select {
 		case <-winDone:
 			return
@@ -345,7 +355,7 @@ func main() {
 
 	// Agents are durable: they are stopped before the window quits, which
 	// quits the engine.
-	cleanups = append(cleanups, func() {
+	onExit(func() {
 		close(stopLoad)
 		loadDone.Wait()
 		if err := run(nil, "stop-all", proj.ID); err != nil {
@@ -408,7 +418,7 @@ func main() {
 				}
 			}
 		}()
-		cleanups = append(cleanups, func() { close(stopBrowse); browseDone.Wait() })
+		onExit(func() { close(stopBrowse); browseDone.Wait() })
 	}
 
 	// Sampling.
