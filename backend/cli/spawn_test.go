@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"shepherd/backend/api"
+	"shepherd/backend/instance"
 )
 
 // The window starts the engine detached: in a session of its own (so that
@@ -35,6 +37,19 @@ func TestStartEngineDetached(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = unix.Kill(info.PID, unix.SIGKILL) })
+	// Whatever engine holds this test's data folder at its end (the second
+	// start's own process, should it outlive the first) ends with the test.
+	t.Cleanup(func() {
+		if l, err := instance.Acquire(p.LockFile()); err == nil {
+			_ = l.Release() // nobody holds it
+			return
+		}
+		if b, err := os.ReadFile(p.LockFile()); err == nil {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 1 && pid != os.Getpid() {
+				_ = unix.Kill(pid, unix.SIGKILL)
+			}
+		}
+	})
 	if info.PID == os.Getpid() {
 		t.Fatal("the engine runs in the caller")
 	}
