@@ -54,6 +54,11 @@ func StartEngine(ctx context.Context, bin string, p paths.Paths) (api.EngineInfo
 	if err := p.Ensure(); err != nil {
 		return api.EngineInfo{}, fmt.Errorf("create Shepherd's folders: %w", err)
 	}
+	// One that answers already is the engine: starting another would only
+	// leave a process that takes the data folder once this one quits.
+	if info, err := answering(ctx, p); err == nil {
+		return info, nil
+	}
 	console, err := os.OpenFile(p.EngineConsole(), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return api.EngineInfo{}, fmt.Errorf("open the engine's console log: %w", err)
