@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 	"time"
 
@@ -312,27 +311,7 @@ func (e *Engine) pauseRunningFor(p *project, note string) {
 // resumeDaily resumes, in the order they were paused, the agents the daily
 // budget paused, and releases the queue.
 func (e *Engine) resumeDaily(p *project) {
-	type paused struct {
-		a  *agent
-		at time.Time
-	}
-	var todo []paused
-	for _, a := range p.list() {
-		a.mu.Lock()
-		if a.rec.Status == lifecycle.Paused && a.rec.BudgetPause == BudgetDaily && a.rec.PausedAt != nil {
-			todo = append(todo, paused{a, *a.rec.PausedAt})
-		}
-		a.mu.Unlock()
-	}
-	sort.SliceStable(todo, func(i, j int) bool { return todo[i].at.Before(todo[j].at) })
-	for _, t := range todo {
-		t.a.mu.Lock()
-		if t.a.rec.Status == lifecycle.Paused && t.a.rec.BudgetPause == BudgetDaily {
-			_ = e.unpauseLocked(t.a)
-		}
-		t.a.mu.Unlock()
-	}
-	e.kickQueue(p)
+	e.unpauseWhere(p, func(r *store.Record) bool { return r.BudgetPause == BudgetDaily })
 }
 
 // AnswerBudget is the user's answer to a budget pause: raise the limit that

@@ -263,6 +263,13 @@ func (e *Engine) unpauseProject(p *project, why string) {
 	e.appendEvent(p.info.ID, store.Event{Time: e.clock.Now().UTC(), Event: "project:unpaused", Reason: why})
 	e.log.Info().Str("project", p.info.ID).Str("why", why).Msg("project unpaused")
 	e.emit(EventProjectState, e.view(p))
+	e.unpauseWhere(p, func(r *store.Record) bool { return r.PausedWithProject })
+}
+
+// unpauseWhere resumes the paused agents of p that match, in the order they
+// were paused (each checked again under its lock before it is resumed), and
+// releases the queue.
+func (e *Engine) unpauseWhere(p *project, match func(r *store.Record) bool) {
 	type paused struct {
 		a  *agent
 		at time.Time
@@ -270,7 +277,7 @@ func (e *Engine) unpauseProject(p *project, why string) {
 	var todo []paused
 	for _, a := range p.list() {
 		a.mu.Lock()
-		if a.rec.Status == lifecycle.Paused && a.rec.PausedWithProject && a.rec.PausedAt != nil {
+		if a.rec.Status == lifecycle.Paused && a.rec.PausedAt != nil && match(a.rec) {
 			todo = append(todo, paused{a, *a.rec.PausedAt})
 		}
 		a.mu.Unlock()
@@ -278,8 +285,8 @@ func (e *Engine) unpauseProject(p *project, why string) {
 	sort.SliceStable(todo, func(i, j int) bool { return todo[i].at.Before(todo[j].at) })
 	for _, t := range todo {
 		t.a.mu.Lock()
-		if t.a.rec.Status == lifecycle.Paused {
-			e.unpauseLocked(t.a)
+		if t.a.rec.Status == lifecycle.Paused && match(t.a.rec) {
+			_ = e.unpauseLocked(t.a)
 		}
 		t.a.mu.Unlock()
 	}
