@@ -30,6 +30,7 @@ import (
 	"shepherd/backend/cli"
 	"shepherd/backend/paths"
 	"shepherd/backend/store"
+	"shepherd/bench/internal/benchkit"
 )
 
 // engineProc is ended when the bench fails.
@@ -45,20 +46,8 @@ func check(err error) {
 	}
 }
 
-// run runs a CLI verb in this process against the engine; with out, its
-// --json answer is decoded there.
-func run(out any, args ...string) {
-	var stdout, stderr bytes.Buffer
-	if out != nil {
-		args = append([]string{"--json"}, args...)
-	}
-	if code := cli.Main(context.Background(), args, &stdout, &stderr); code != 0 {
-		check(fmt.Errorf("shepherd %s: exit %d: %s", strings.Join(args, " "), code, stderr.String()))
-	}
-	if out != nil {
-		check(json.Unmarshal(stdout.Bytes(), out))
-	}
-}
+// run runs a CLI verb in this process against the engine (benchkit.CLI).
+func run(out any, args ...string) { check(benchkit.CLI(out, args...)) }
 
 func main() {
 	nProjects := flag.Int("projects", 10, "projects")
@@ -153,8 +142,8 @@ func main() {
 	perMin := float64(cpu1-cpu0) / 1e9 / el.Minutes()
 	fmt.Printf("idle %v with %d running agents: CPU %.4f CPU-s/min (target ≤ 0.02), %.0f wakeups/min, RSS %.1f MiB (target ≤ 20; anonymous %.1f, file %.1f), PSS %.1f MiB, %d threads\n",
 		el.Round(time.Second), *nProjects**nAgents, perMin, float64(sw1-sw0)/el.Minutes(),
-		kib(pid, "status", "VmRSS:")/1024, kib(pid, "status", "RssAnon:")/1024, kib(pid, "status", "RssFile:")/1024,
-		kib(pid, "smaps_rollup", "Pss:")/1024, threads(pid))
+		benchkit.ProcKiB(pid, "status", "VmRSS:")/1024, benchkit.ProcKiB(pid, "status", "RssAnon:")/1024, benchkit.ProcKiB(pid, "status", "RssFile:")/1024,
+		benchkit.ProcKiB(pid, "smaps_rollup", "Pss:")/1024, threads(pid))
 
 	// Log growth: one more agent in a project of its own whose silence is
 	// shown after a second; after each silence a line is appended to its log
@@ -275,22 +264,4 @@ func switches(pid int) int64 {
 func threads(pid int) int {
 	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*", pid))
 	return len(tasks)
-}
-
-// kib reads a "Key: N kB" line of /proc/PID/<file>.
-func kib(pid int, file, key string) float64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/%s", pid, file))
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(line, key) {
-			f := strings.Fields(line[len(key):])
-			if len(f) > 0 {
-				n, _ := strconv.ParseFloat(f[0], 64)
-				return n
-			}
-		}
-	}
-	return 0
 }

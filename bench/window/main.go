@@ -20,7 +20,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -40,6 +39,7 @@ import (
 	"shepherd/backend/cli"
 	"shepherd/backend/paths"
 	"shepherd/backend/store"
+	"shepherd/bench/internal/benchkit"
 )
 
 // started holds every process the bench started, ended at the end by PID.
@@ -106,19 +106,7 @@ func check(err error) {
 }
 
 // run runs a CLI verb in this process against the engine.
-func run(out any, args ...string) error {
-	var stdout, stderr bytes.Buffer
-	if out != nil {
-		args = append([]string{"--json"}, args...)
-	}
-	if code := cli.Main(context.Background(), args, &stdout, &stderr); code != 0 {
-		return fmt.Errorf("shepherd %s: exit %d: %s", strings.Join(args, " "), code, strings.TrimSpace(stderr.String()))
-	}
-	if out != nil {
-		return json.Unmarshal(stdout.Bytes(), out)
-	}
-	return nil
-}
+func run(out any, args ...string) error { return benchkit.CLI(out, args...) }
 
 func main() {
 	// The agents' own programs: this executable run again.
@@ -545,22 +533,7 @@ func tree(pid int) []proc {
 }
 
 // rollupKiB reads a "Key: N kB" line of /proc/PID/smaps_rollup.
-func rollupKiB(pid int, key string) float64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(line, key) {
-			f := strings.Fields(line[len(key):])
-			if len(f) > 0 {
-				n, _ := strconv.ParseFloat(f[0], 64)
-				return n
-			}
-		}
-	}
-	return 0
-}
+func rollupKiB(pid int, key string) float64 { return benchkit.ProcKiB(pid, "smaps_rollup", key) }
 
 func tail(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
