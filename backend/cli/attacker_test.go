@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -143,6 +144,47 @@ func attack(op, val string) error {
 		cmd.Env = append(os.Environ(), "SHEPHERD_ATTACK_MARK="+val)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 		return cmd.Start()
+	case "ptrace":
+		// val: a pid; trace any of its threads (the box's PID 1 is the
+		// shim, whose other threads are not boxed).
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		ents, err := os.ReadDir("/proc/" + val + "/task")
+		if err != nil {
+			return err
+		}
+		var errs []string
+		for _, e := range ents {
+			tid, _ := strconv.Atoi(e.Name())
+			if err := unix.PtraceAttach(tid); err != nil {
+				errs = append(errs, fmt.Sprintf("%d: %v", tid, err))
+				continue
+			}
+			var ws unix.WaitStatus
+			_, _ = unix.Wait4(tid, &ws, unix.WALL, nil)
+			_ = unix.PtraceDetach(tid)
+			return nil
+		}
+		return fmt.Errorf("%s", strings.Join(errs, "; "))
+	case "mem":
+		// val: a pid; write into its memory.
+		f, err := os.OpenFile("/proc/"+val+"/mem", os.O_RDWR, 0)
+		if err != nil {
+			return err
+		}
+		return f.Close()
+	case "initsig":
+		// Signals whose default would end the box's PID 1 (the shim).
+		var errs []string
+		for _, s := range []syscall.Signal{syscall.SIGQUIT, syscall.SIGABRT, syscall.SIGTRAP, syscall.SIGSYS, syscall.SIGILL, syscall.SIGTERM, syscall.SIGKILL} {
+			if err := syscall.Kill(1, s); err != nil {
+				errs = append(errs, s.String()+": "+err.Error())
+			}
+		}
+		if len(errs) > 0 {
+			return fmt.Errorf("%s", strings.Join(errs, "; "))
+		}
+		return nil
 	case "killshim":
 		// val: a file the test writes the shim's pid into; kill it.
 		fmt.Println("READY")

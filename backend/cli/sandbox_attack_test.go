@@ -353,14 +353,14 @@ func runAttacks(t *testing.T) {
 		defer al.Close()
 		targets := []int{os.Getpid(), a.usersPID, a.usersRec.ShimPID}
 		for i, m := range netModes {
-			ops := []string{"unix:" + sock, "abstract:" + abstract}
+			ops := []string{"unix:" + sock, "abstract:" + abstract, "ptrace:1", "mem:1"}
 			for _, pid := range targets {
 				ops = append(ops, "kill:"+strconv.Itoa(pid))
 			}
 			log := a.run("out"+strconv.Itoa(i), m.perms(a), ops...)
 			// A pid number may exist inside the box too (its own init is
 			// pid 1): what matters is that no host process was stopped.
-			refused(t, log, "unix:"+sock, "abstract:"+abstract)
+			refused(t, log, "unix:"+sock, "abstract:"+abstract, "ptrace:1", "mem:1")
 			for _, pid := range targets {
 				if procState(pid) == 'T' {
 					syscall.Kill(pid, syscall.SIGCONT)
@@ -378,7 +378,7 @@ func runAttacks(t *testing.T) {
 			mark := fmt.Sprintf("attack-%d-%d", os.Getpid(), i)
 			pidFile := filepath.Join(a.granted, "shimpid"+strconv.Itoa(i))
 			id := "esc" + strconv.Itoa(i)
-			a.spawn(id, []string{"@write:" + a.granted}, "escape:"+mark, "killshim:"+pidFile, "wait:")
+			a.spawn(id, []string{"@write:" + a.granted}, "escape:"+mark, "killshim:"+pidFile, "initsig:", "wait:")
 			r := waitStatus(t, a.proj, id, "running")
 			waitFor(t, "the attacker ready", func() bool { b, _ := os.ReadFile(r.LogPath); return strings.Contains(string(b), "READY") })
 			if len(marked(mark)) == 0 {
@@ -388,7 +388,7 @@ func runAttacks(t *testing.T) {
 				t.Fatalf("the shim died before the attack")
 			}
 			os.WriteFile(pidFile, []byte(strconv.Itoa(r.ShimPID)), 0o644)
-			waitFor(t, "the shim-kill attempt", func() bool { b, _ := os.ReadFile(r.LogPath); return strings.Contains(string(b), " killshim:") })
+			waitFor(t, "the shim-kill attempts", func() bool { b, _ := os.ReadFile(r.LogPath); return strings.Contains(string(b), " initsig:") })
 			b, _ := os.ReadFile(r.LogPath)
 			refused(t, string(b), "killshim:"+pidFile)
 			if !procid.Alive(r.ShimPID) {

@@ -119,8 +119,7 @@ func (en *env) becomeAgent(spec supervisor.AgentSpec) string {
 }
 
 // agentToken reads the credential from the environment of the agent's
-// process (or, for a sandboxed agent, of the agent inside its box: a child
-// of the box's init, whichever thread started it).
+// process (or of one of its children).
 func agentToken(t testing.TB, pid int) string {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)

@@ -23,6 +23,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"shepherd/backend/procid"
+	"shepherd/backend/sandbox/jail"
 	"shepherd/backend/shim"
 )
 
@@ -124,6 +125,11 @@ func (r *Runner) Prepare(spec Spec) (*Pending, error) {
 	cmd.Dir = spec.Dir
 	cmd.Stderr = logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if spec.Sandbox != "" {
+		// On Linux the shim is the box's PID 1, in its user, PID, IPC and
+		// UTS namespaces from the start.
+		cmd.SysProcAttr = jail.ShimAttr()
+	}
 	sr, sw, err := os.Pipe()
 	if err != nil {
 		return nil, err

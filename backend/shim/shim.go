@@ -46,12 +46,13 @@ type prepared struct {
 	abort func()
 }
 
-// started is an agent the shim started: the pid it waits for, and (for a
-// sandboxed one) how to learn the agent's own exit status once that pid
-// has ended.
+// started is an agent the shim started: the pid it waits for and signals
+// (in a box, the box's), the agent's and the shim's pids as the engine
+// sees them (the host's), and for a boxed agent how what it left in the box
+// is ended.
 type started struct {
-	pid  int
-	exit func(ExitStatus) ExitStatus
+	pid, hostPID, shimPID int
+	drain                 func(grace time.Duration)
 }
 
 // Args renders o as the shim's command line (without the program name).
@@ -78,6 +79,12 @@ func (o Options) Args() []string {
 func Main(args []string, status io.WriteCloser, goAhead func() io.ReadCloser) int {
 	if len(args) > 0 {
 		switch args[0] {
+		case probeBoxFlag:
+			if err := probeBox(); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 1
+			}
+			return 0
 		case SandboxProbeFlag:
 			// Build a box as for an agent, run nothing in it: the answer is
 			// whether that worked, and if not, why.
@@ -153,6 +160,9 @@ func run(o Options, status io.WriteCloser, waitGo func() bool) int {
 	// which must outlive the agent to record how it ended.
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	if o.Sandbox != "" {
+		absorbFatalSignals()
+	}
 
 	logf, err := os.OpenFile(o.Log, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
@@ -194,9 +204,9 @@ func run(o Options, status io.WriteCloser, waitGo func() bool) int {
 	}
 	started := time.Now()
 	if o.RunFile != "" {
-		_ = writeJSON(o.RunFile, RunInfo{PID: pid, ShimPID: os.Getpid(), StartedAt: started})
+		_ = writeJSON(o.RunFile, RunInfo{PID: ag.hostPID, ShimPID: ag.shimPID, StartedAt: started})
 	}
-	send(status, Hello{PID: pid})
+	send(status, Hello{PID: ag.hostPID})
 
 	go func() {
 		for s := range sigs {
@@ -205,13 +215,15 @@ func run(o Options, status io.WriteCloser, waitGo func() bool) int {
 	}()
 
 	st := waitFor(pid)
-	if ag.exit != nil {
-		st = ag.exit(st)
-	}
+	st.PID = ag.hostPID
 	send(status, st)
 	_ = status.Close()
 	_ = writeJSON(o.ExitFile, st)
-	cleanup(pid, o.Grace)
+	if ag.drain != nil {
+		ag.drain(o.Grace)
+	} else {
+		cleanup(pid, o.Grace)
+	}
 	return 0
 }
 

@@ -5,3 +5,6 @@ package shim
 func becomeSubreaper() {}
 
 func children() []int { return nil }
+
+// absorbFatalSignals: a macOS shim is not PID 1 of a box.
+func absorbFatalSignals() {}

@@ -2,9 +2,11 @@ package shim
 
 import (
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -39,4 +41,18 @@ func zombie(pid int) bool {
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
 	return i < 0 || i+2 >= len(s) || s[i+2] == 'Z'
+}
+
+// absorbFatalSignals keeps the signals whose Go default ends the process
+// (after a crash dump) from ending a boxed agent's shim, PID 1 of its box,
+// which processes in the box could otherwise send it where the kernel has
+// no Landlock signal scoping. (The kernel already keeps SIGKILL and SIGSTOP
+// from inside the box away from it.)
+func absorbFatalSignals() {
+	ch := make(chan os.Signal, 4)
+	signal.Notify(ch, syscall.SIGQUIT, syscall.SIGABRT, syscall.SIGILL, syscall.SIGTRAP, syscall.SIGSYS, syscall.SIGSTKFLT)
+	go func() {
+		for range ch {
+		}
+	}()
 }

@@ -1,6 +1,7 @@
 package shim
 
 import (
+	"errors"
 	"os"
 
 	"shepherd/backend/sandbox"
@@ -19,9 +20,14 @@ func prepareAgent(o Options, null, logf *os.File) (prepared, error) {
 	}
 	return prepared{abort: func() {}, start: func() (started, error) {
 		pid, err := unsandboxed(o, null, logf)
-		return started{pid: pid}, err
+		return started{pid: pid, hostPID: pid, shimPID: os.Getpid()}, err
 	}}, nil
 }
 
 // ProbeSandbox: on macOS the engine checks for sandbox-exec itself.
 func ProbeSandbox(self string) error { return nil }
+
+// probeBoxFlag is Linux only.
+const probeBoxFlag = "--sandbox-probe-box"
+
+func probeBox() error { return errors.New("SandboxUnavailable: boxes are Linux only") }

@@ -1,25 +1,34 @@
 package shim
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 
 	"shepherd/backend/sandbox"
 	"shepherd/backend/sandbox/jail"
 )
 
+// Restrict applies a sandbox's Landlock rules to the calling thread. The
+// shim's command sets it (package restrict): the engine, which imports this
+// package for its protocol, never links Landlock's library.
+var Restrict func(sandbox.Grants) error
+
 // prepareAgent makes the agent ready to start in a process group of its own
 // with stdin null and stdout and stderr the log. A sandboxed agent gets its
-// box (package jail) built now — the shim's own executable, run as the box's
-// init — and started in it on start. The pid is then the init's, the leader
-// of the agent's process group, whose end ends everything in the box; the
-// agent's own exit status comes from the init's report.
+// box built now (package jail): the engine started this shim as PID 1 of
+// the box's namespaces (jail.ShimAttr), and the rest is made on the thread
+// the agent is started from. Its pids are then the box's (for waiting and
+// signals from here) and the host's (what the engine is told).
 func prepareAgent(o Options, null, logf *os.File) (prepared, error) {
 	if o.Sandbox == "" {
 		return prepared{abort: func() {}, start: func() (started, error) {
 			pid, err := unsandboxed(o, null, logf)
-			return started{pid: pid}, err
+			return started{pid: pid, hostPID: pid, shimPID: os.Getpid()}, err
 		}}, nil
 	}
 	g, err := LoadGrants(o.Sandbox)
@@ -33,27 +42,31 @@ func prepareAgent(o Options, null, logf *os.File) (prepared, error) {
 			return prepared{}, fmt.Errorf("SandboxUnavailable: the granted folder %s %s; grant the real folder again", d, movedWhy(real, err))
 		}
 	}
-	self, err := os.Executable()
+	shimPID, err := jail.SelfHostPID()
 	if err != nil {
-		return prepared{}, fmt.Errorf("SandboxUnavailable: cannot find the shim's own executable: %v", err)
+		return prepared{}, fmt.Errorf("SandboxUnavailable: cannot read the shim's own pid: %v", err)
 	}
-	cfg := jail.Config{Grants: g, Hide: o.Hide, Sockets: jail.HostSockets(), Path: o.Path, Argv: o.Argv,
-		Dir: o.Dir, Env: os.Environ(), Grace: o.Grace}
-	box, err := jail.Prepare(self, cfg, [3]uintptr{null.Fd(), logf.Fd(), logf.Fd()})
+	box, err := buildBox(jail.Config{Grants: g, Hide: o.Hide, Path: o.Path, Argv: o.Argv, Dir: o.Dir, Env: os.Environ()})
 	if err != nil {
 		return prepared{}, err
 	}
 	return prepared{abort: box.Abort, start: func() (started, error) {
-		if err := box.Run(); err != nil {
-			return started{}, err
+		st := box.Start([3]uintptr{null.Fd(), logf.Fd(), logf.Fd()})
+		if st.Err != nil {
+			return started{}, st.Err
 		}
-		return started{pid: box.PID, exit: func(st ExitStatus) ExitStatus {
-			if ex := box.Exit(); ex != nil {
-				st.ExitCode, st.Signal = ex.Code, ex.Signal
-			}
-			return st
-		}}, nil
+		return started{pid: st.PID, hostPID: st.HostPID, shimPID: shimPID, drain: jail.Drain}, nil
 	}}, nil
+}
+
+// buildBox builds cfg's box with the host's sockets covered and the
+// command's Landlock rules.
+func buildBox(cfg jail.Config) (*jail.Box, error) {
+	if Restrict == nil {
+		return nil, errors.New("SandboxUnavailable: this shim was built without Landlock")
+	}
+	cfg.Sockets = jail.HostSockets()
+	return jail.Build(cfg, func(c jail.Config) error { return Restrict(c.Grants) })
 }
 
 func movedWhy(real string, err error) string {
@@ -63,15 +76,52 @@ func movedWhy(real string, err error) string {
 	return "now leads to " + real
 }
 
-// ProbeSandbox builds a box exactly as for an agent without @network and
-// without running anything in it: nil when this machine can.
+// probeBoxFlag makes the shim, started by ProbeSandbox in a box's
+// namespaces, build a box as for an agent without @network and exit.
+const probeBoxFlag = "--sandbox-probe-box"
+
+// ProbeSandbox starts the shim's executable in a box's namespaces, the way
+// the engine starts a sandboxed agent's shim, to build a box exactly as for
+// an agent without @network and run nothing in it: nil when this machine
+// can.
 func ProbeSandbox(self string) error {
+	var stderr bytes.Buffer
+	r, w, err := os.Pipe()
+	if err != nil {
+		return err
+	}
 	null, err := os.Open(os.DevNull)
 	if err != nil {
 		return err
 	}
 	defer null.Close()
-	box, err := jail.Prepare(self, jail.Config{Probe: true, Grants: sandbox.Grants{}}, [3]uintptr{null.Fd(), null.Fd(), null.Fd()})
+	pid, err := syscall.ForkExec(self, []string{"shepherd-shim", probeBoxFlag}, &syscall.ProcAttr{
+		Files: []uintptr{null.Fd(), null.Fd(), w.Fd()},
+		Sys:   jail.ShimAttr(),
+	})
+	w.Close()
+	if err != nil {
+		r.Close()
+		return fmt.Errorf("SandboxUnavailable: cannot create the box's namespaces (user, PID, IPC, UTS): %v", err)
+	}
+	_, _ = stderr.ReadFrom(r)
+	r.Close()
+	var ws syscall.WaitStatus
+	if _, err := syscall.Wait4(pid, &ws, 0, nil); err != nil {
+		return err
+	}
+	if ws.Exited() && ws.ExitStatus() == 0 {
+		return nil
+	}
+	if msg := strings.TrimSpace(stderr.String()); msg != "" {
+		return errors.New(msg)
+	}
+	return fmt.Errorf("SandboxUnavailable: the probe ended with %v", ws)
+}
+
+// probeBox builds a box and ends it (the shim as probeBoxFlag).
+func probeBox() error {
+	box, err := buildBox(jail.Config{Grants: sandbox.Grants{}})
 	if err != nil {
 		return err
 	}

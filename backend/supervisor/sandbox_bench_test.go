@@ -17,8 +17,10 @@ import (
 )
 
 // BenchmarkStartSandboxed measures what the sandbox adds to a start: the
-// time from StartAgent to a running agent, sandboxed (Landlock, a new user
-// and network namespace, the shim's re-exec) and not, and the shim's RSS.
+// time from StartAgent to a running agent, sandboxed without @network (the
+// shim started in the box's namespaces, the box's mount and network
+// namespaces, mounts, dropped capabilities and Landlock on the agent's
+// thread) and not, and the shim's RSS.
 //
 //	go test ./backend/supervisor -run '^$' -bench StartSandboxed -benchtime 50x
 func BenchmarkStartSandboxed(b *testing.B) {

@@ -18,8 +18,8 @@ var devices = []string{"null", "zero", "full", "random", "urandom", "tty"}
 // check nothing more (sysrq-trigger, a few sysctls).
 var procCovers = []string{"sys", "sysrq-trigger", "irq", "bus", "fs", "acpi", "scsi"}
 
-// buildMounts makes the box's file system. It runs in the box's init, in a
-// new mount namespace owned by the box's user namespace (so every change
+// buildMounts makes the box's file system. It runs on the box's thread, in
+// its new mount namespace owned by the box's user namespace (so every change
 // stays inside, and the host's mounts copied in are locked: nothing inside
 // can undo them later, even from a nested namespace).
 func buildMounts(cfg Config) error {
