@@ -153,6 +153,9 @@ func send(w io.Writer, v any) {
 
 func run(o Options, status io.WriteCloser, waitGo func() bool) int {
 	defer status.Close()
+	// A sandboxed agent's box is begun first: its namespaces are made
+	// while the rest is set up.
+	bg := beginAgent(o)
 	becomeSubreaper()
 	closeInheritedOnExec()
 	// Signals sent to the shim (its session was hung up, someone sent it
@@ -176,7 +179,7 @@ func run(o Options, status io.WriteCloser, waitGo func() bool) int {
 	}
 	// What can be made ready before the go-ahead is (a sandboxed agent's
 	// box: its cost then overlaps the engine's record write).
-	prep, err := prepareAgent(o, null, logf)
+	prep, err := prepareAgent(o, bg, null, logf)
 	if err != nil {
 		null.Close()
 		logf.Close()

@@ -10,7 +10,7 @@ import (
 // prepareAgent makes ready the agent in a process group of its own with stdin
 // null and stdout and stderr the log; a sandboxed one under sandbox-exec
 // with the Seatbelt profile of its grants.
-func prepareAgent(o Options, null, logf *os.File) (prepared, error) {
+func prepareAgent(o Options, _ begun, null, logf *os.File) (prepared, error) {
 	if o.Sandbox != "" {
 		g, err := LoadGrants(o.Sandbox)
 		if err != nil {
@@ -23,6 +23,11 @@ func prepareAgent(o Options, null, logf *os.File) (prepared, error) {
 		return started{pid: pid, hostPID: pid, shimPID: os.Getpid()}, err
 	}}, nil
 }
+
+// begun: nothing is begun early on macOS.
+type begun struct{}
+
+func beginAgent(Options) begun { return begun{} }
 
 // ProbeSandbox: on macOS the engine checks for sandbox-exec itself.
 func ProbeSandbox(self string) error { return nil }

@@ -17,11 +17,20 @@ import (
 // (package restrict; passed in so that only the shim links it).
 type Restrictor func(cfg Config) error
 
-// Box is a built box, waiting to start its agent: the thread that holds
-// the box's mount (and network) namespace, dropped privileges and Landlock.
+// Box is a box being built, or built and waiting to start its agent: the
+// thread that holds the box's mount (and network) namespace, dropped
+// privileges and Landlock.
 type Box struct {
+	build chan buildReq
 	start chan startReq
 	done  chan struct{}
+	begun chan error
+}
+
+type buildReq struct {
+	cfg        Config
+	restrictor Restrictor
+	ready      chan error
 }
 
 type startReq struct {
@@ -38,66 +47,88 @@ type Started struct {
 	Err     error
 }
 
-// Build builds the box for cfg on a thread of its own, locked to it for the
-// rest of its life: a mount namespace of its own (and a network namespace of
-// its own without @network), the mounts, no capability left, no_new_privs,
-// and restrictor's Landlock rules. It returns once the box is ready, or why
-// it could not be built (then nothing runs). The caller must be the shim
-// started by ShimAttr; HostSockets must have been read before (the box
-// thread leaves the host's network). Start runs the agent; Abort ends a box
-// that will start nothing.
-func Build(cfg Config, restrictor Restrictor) (*Box, error) {
+// Begin begins a box on a thread of its own, locked to it for the rest of
+// its life: it makes the box's mount namespace (and, without network, its
+// network namespace) there at once, while the caller makes the box's
+// configuration ready; Build then finishes it. The caller must be the shim
+// started by ShimAttr. Abort ends a box that will start nothing.
+func Begin(network bool) (*Box, error) {
 	if err := inBox(); err != nil {
 		return nil, fmt.Errorf("SandboxUnavailable: %w", err)
 	}
-	b := &Box{start: make(chan startReq), done: make(chan struct{})}
-	ready := make(chan error, 1)
-	go b.thread(cfg, restrictor, ready)
-	if err := <-ready; err != nil {
-		return nil, fmt.Errorf("SandboxUnavailable: %w", err)
-	}
+	b := &Box{build: make(chan buildReq), start: make(chan startReq), done: make(chan struct{}), begun: make(chan error, 1)}
+	go b.thread(network)
 	return b, nil
+}
+
+// Build finishes the box for cfg on its thread — the mounts, no capability
+// left, no_new_privs, restrictor's Landlock rules — and returns once it is
+// ready, or why it could not be built (then nothing runs). cfg.Grants must
+// say the same of the network as Begin was told.
+func (b *Box) Build(cfg Config, restrictor Restrictor) error {
+	if err := <-b.begun; err != nil {
+		return fmt.Errorf("SandboxUnavailable: %w", err)
+	}
+	ready := make(chan error, 1)
+	b.build <- buildReq{cfg: cfg, restrictor: restrictor, ready: ready}
+	if err := <-ready; err != nil {
+		return fmt.Errorf("SandboxUnavailable: %w", err)
+	}
+	return nil
 }
 
 // thread is the box's thread. It never unlocks: when it returns, the Go
 // runtime ends the thread (namespaces, privileges and all) rather than run
 // anything else on it.
-func (b *Box) thread(cfg Config, restrictor Restrictor, ready chan<- error) {
+func (b *Box) thread(network bool) {
 	runtime.LockOSThread()
-	if err := b.build(cfg, restrictor); err != nil {
-		ready <- err
-		return
-	}
-	ready <- nil
-	var req startReq
-	select {
-	case req = <-b.start:
-	case <-b.done:
-		return
-	}
-	var pidfd int = -1
-	pid, err := syscall.ForkExec(cfg.Path, cfg.Argv, &syscall.ProcAttr{
-		Dir:   cfg.Dir,
-		Env:   cfg.Env,
-		Files: req.files[:],
-		Sys:   &syscall.SysProcAttr{Setpgid: true, PidFD: &pidfd},
-	})
-	if err != nil {
-		req.reply <- Started{Err: fmt.Errorf("fork/exec %s: %w", cfg.Path, err)}
-		return
-	}
-	req.reply <- Started{PID: pid, HostPID: pidfd} // HostPID is read by Start
-}
-
-// build makes the box on the calling (locked) thread.
-func (b *Box) build(cfg Config, restrictor Restrictor) error {
 	flags, what := unix.CLONE_NEWNS, "mount namespace"
-	if !cfg.Grants.Network {
+	if !network {
 		flags, what = flags|unix.CLONE_NEWNET, "mount and network namespaces"
 	}
 	if err := unix.Unshare(flags); err != nil {
-		return fmt.Errorf("cannot create the box's %s: %w", what, err)
+		b.begun <- fmt.Errorf("cannot create the box's %s: %w", what, err)
+		return
 	}
+	b.begun <- nil
+	var req buildReq
+	select {
+	case req = <-b.build:
+	case <-b.done:
+		return
+	}
+	cfg := req.cfg
+	if cfg.Grants.Network != network {
+		req.ready <- fmt.Errorf("the box was begun with network=%v but its grants say network=%v", network, cfg.Grants.Network)
+		return
+	}
+	if err := finish(cfg, req.restrictor); err != nil {
+		req.ready <- err
+		return
+	}
+	req.ready <- nil
+	var sr startReq
+	select {
+	case sr = <-b.start:
+	case <-b.done:
+		return
+	}
+	pidfd := -1
+	pid, err := syscall.ForkExec(cfg.Path, cfg.Argv, &syscall.ProcAttr{
+		Dir:   cfg.Dir,
+		Env:   cfg.Env,
+		Files: sr.files[:],
+		Sys:   &syscall.SysProcAttr{Setpgid: true, PidFD: &pidfd},
+	})
+	if err != nil {
+		sr.reply <- Started{Err: fmt.Errorf("fork/exec %s: %w", cfg.Path, err)}
+		return
+	}
+	sr.reply <- Started{PID: pid, HostPID: pidfd} // HostPID is read by Start
+}
+
+// finish makes the rest of the box on the calling (box) thread.
+func finish(cfg Config, restrictor Restrictor) error {
 	if err := buildMounts(cfg); err != nil {
 		return err
 	}

@@ -3,10 +3,10 @@ package jail
 import "os"
 
 // HostSockets lists the host's pathname Unix sockets, to be covered in the
-// box. Read from the host's network namespace: the shim reads it from a
-// thread that has not left it.
+// box: those of the calling thread's network namespace, which must be the
+// host's (the shim calls it from any thread but the box's).
 func HostSockets() []string {
-	f, err := os.Open("/proc/self/net/unix")
+	f, err := os.Open("/proc/thread-self/net/unix")
 	if err != nil {
 		return nil
 	}
