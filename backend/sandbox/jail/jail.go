@@ -14,8 +14,8 @@
 // own. The shim stays in the host's mount and network namespaces, where it
 // writes the agent's status; the box's own mount (and network) namespace,
 // the dropped privileges and Landlock are made on one thread of the shim,
-// from which the agent is started (Begin, Build): they are the agent's, never the
-// shim's. No second process is started to build the box.
+// from which the agent is started (Begin, Build): they are the agent's,
+// never the shim's. No second process is started to build the box.
 package jail
 
 import "shepherd/backend/sandbox"
