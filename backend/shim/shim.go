@@ -39,12 +39,16 @@ type Options struct {
 	Hide     []string      // folders a sandboxed agent must not see (Shepherd's own)
 }
 
-// prepared is an agent made ready to start: start starts it; abort undoes
-// what was prepared (nothing is started).
+// prepared is an agent made ready to start: start waits for the go-ahead
+// and starts it, or returns errNoGo when the go-ahead never came (nothing
+// is started).
 type prepared struct {
 	start func() (started, error)
-	abort func()
 }
+
+// errNoGo: the engine closed the go-ahead pipe (it gave up, or died) before
+// it had recorded this shim.
+var errNoGo = errors.New("no go-ahead")
 
 // started is an agent the shim started: the pid it waits for and signals
 // (in a box, the box's), the agent's and the shim's pids as the engine
@@ -153,9 +157,6 @@ func send(w io.Writer, v any) {
 
 func run(o Options, status io.WriteCloser, waitGo func() bool) int {
 	defer status.Close()
-	// A sandboxed agent's box is begun first: its namespaces are made
-	// while the rest is set up.
-	bg := beginAgent(o)
 	becomeSubreaper()
 	closeInheritedOnExec()
 	// Signals sent to the shim (its session was hung up, someone sent it
@@ -179,7 +180,7 @@ func run(o Options, status io.WriteCloser, waitGo func() bool) int {
 	}
 	// What can be made ready before the go-ahead is (a sandboxed agent's
 	// box: its cost then overlaps the engine's record write).
-	prep, err := prepareAgent(o, bg, null, logf)
+	prep, err := prepareAgent(o, null, logf, waitGo)
 	if err != nil {
 		null.Close()
 		logf.Close()
@@ -190,17 +191,14 @@ func run(o Options, status io.WriteCloser, waitGo func() bool) int {
 		status.Close()
 		return 0
 	}
-	if !waitGo() {
-		prep.abort()
-		null.Close()
-		logf.Close()
-		status.Close()
-		return 0
-	}
 	ag, err := prep.start()
 	pid := ag.pid
 	null.Close()
 	logf.Close()
+	if errors.Is(err, errNoGo) {
+		status.Close()
+		return 0
+	}
 	if err != nil {
 		send(status, Hello{Error: err.Error()})
 		return 127

@@ -18,79 +18,67 @@ import (
 // package for its protocol, never links Landlock's library.
 var Restrict func(sandbox.Grants) error
 
-// begun is a sandboxed agent's box begun at the shim's start (its
-// namespaces are made while the shim sets itself up), or why it could not
-// be; nothing for an agent without a sandbox.
-type begun struct {
-	grants sandbox.Grants
-	box    *jail.Box
-	err    error
-}
-
-// beginAgent begins a sandboxed agent's box (package jail): the engine
-// started this shim as PID 1 of the box's namespaces (jail.ShimAttr).
-func beginAgent(o Options) begun {
-	if o.Sandbox == "" {
-		return begun{}
-	}
-	g, err := LoadGrants(o.Sandbox)
-	if err != nil {
-		return begun{err: err}
-	}
-	box, err := jail.Begin(g.Network)
-	return begun{grants: g, box: box, err: err}
-}
-
 // prepareAgent makes the agent ready to start in a process group of its own
-// with stdin null and stdout and stderr the log. A sandboxed agent's box
-// (begun by beginAgent) is finished now, on the thread the agent is started
-// from. Its pids are then the box's (for waiting and signals from here) and
-// the host's (what the engine is told).
-func prepareAgent(o Options, bg begun, null, logf *os.File) (prepared, error) {
+// with stdin null and stdout and stderr the log, once waitGo says so. A
+// sandboxed agent's box (package jail: the engine started this shim as PID 1
+// of the box's namespaces, jail.ShimAttr) is built at once on a thread of
+// its own, which then waits for the go-ahead and starts the agent: the
+// box's cost overlaps the engine's record write. Its pids are then the
+// box's (for waiting and signals from here) and the host's (what the engine
+// is told).
+func prepareAgent(o Options, null, logf *os.File, waitGo func() bool) (prepared, error) {
 	if o.Sandbox == "" {
-		return prepared{abort: func() {}, start: func() (started, error) {
+		return prepared{start: func() (started, error) {
+			if !waitGo() {
+				return started{}, errNoGo
+			}
 			pid, err := unsandboxed(o, null, logf)
 			return started{pid: pid, hostPID: pid, shimPID: os.Getpid()}, err
 		}}, nil
 	}
-	if bg.err != nil {
-		return prepared{}, bg.err
+	g, err := LoadGrants(o.Sandbox)
+	if err != nil {
+		return prepared{}, err
 	}
-	box := bg.box
-	if err := finishBox(box, jail.Config{Grants: bg.grants, Hide: o.Hide, Path: o.Path, Argv: o.Argv, Dir: o.Dir, Env: os.Environ()}); err != nil {
-		box.Abort()
+	cfg, err := boxConfig(jail.Config{Grants: g, Hide: o.Hide, Path: o.Path, Argv: o.Argv, Dir: o.Dir, Env: os.Environ()})
+	if err != nil {
 		return prepared{}, err
 	}
 	shimPID, err := jail.SelfHostPID()
 	if err != nil {
-		box.Abort()
 		return prepared{}, fmt.Errorf("SandboxUnavailable: cannot read the shim's own pid: %v", err)
 	}
-	return prepared{abort: box.Abort, start: func() (started, error) {
-		st := box.Start([3]uintptr{null.Fd(), logf.Fd(), logf.Fd()})
-		if st.Err != nil {
+	box := jail.Begin(cfg, restrictor, waitGo, [3]uintptr{null.Fd(), logf.Fd(), logf.Fd()})
+	return prepared{start: func() (started, error) {
+		st := box.Wait()
+		switch {
+		case st.NoGo:
+			return started{}, errNoGo
+		case st.Err != nil:
 			return started{}, st.Err
 		}
 		return started{pid: st.PID, hostPID: st.HostPID, shimPID: shimPID, drain: jail.Drain}, nil
 	}}, nil
 }
 
-// finishBox checks cfg's grants and builds its box with the host's sockets
-// covered and the command's Landlock rules.
-func finishBox(box *jail.Box, cfg jail.Config) error {
+// boxConfig checks cfg's grants and completes it with the host's sockets.
+func boxConfig(cfg jail.Config) (jail.Config, error) {
 	// The grants were resolved to real folders when they were given; they
 	// must still be those folders (not a symlink swapped in since).
 	for _, d := range cfg.Grants.WriteDirs {
 		if real, err := filepath.EvalSymlinks(d); err != nil || real != d {
-			return fmt.Errorf("SandboxUnavailable: the granted folder %s %s; grant the real folder again", d, movedWhy(real, err))
+			return cfg, fmt.Errorf("SandboxUnavailable: the granted folder %s %s; grant the real folder again", d, movedWhy(real, err))
 		}
 	}
 	if Restrict == nil {
-		return errors.New("SandboxUnavailable: this shim was built without Landlock")
+		return cfg, errors.New("SandboxUnavailable: this shim was built without Landlock")
 	}
 	cfg.Sockets = jail.HostSockets()
-	return box.Build(cfg, func(c jail.Config) error { return Restrict(c.Grants) })
+	return cfg, nil
 }
+
+// restrictor applies the command's Landlock rules (Restrict).
+func restrictor(c jail.Config) error { return Restrict(c.Grants) }
 
 func movedWhy(real string, err error) string {
 	if err != nil {
@@ -142,12 +130,14 @@ func ProbeSandbox(self string) error {
 	return fmt.Errorf("SandboxUnavailable: the probe ended with %v", ws)
 }
 
-// probeBox builds a box and ends it (the shim as probeBoxFlag).
+// probeBox builds a box, starts nothing in it, and says whether it could
+// (the shim as probeBoxFlag).
 func probeBox() error {
-	box, err := jail.Begin(false)
+	cfg, err := boxConfig(jail.Config{Grants: sandbox.Grants{}})
 	if err != nil {
 		return err
 	}
-	defer box.Abort()
-	return finishBox(box, jail.Config{Grants: sandbox.Grants{}})
+	// No go-ahead: build, then start nothing.
+	st := jail.Begin(cfg, restrictor, func() bool { return false }, [3]uintptr{}).Wait()
+	return st.Err
 }

@@ -17,118 +17,97 @@ import (
 // (package restrict; passed in so that only the shim links it).
 type Restrictor func(cfg Config) error
 
-// Box is a box being built, or built and waiting to start its agent: the
-// thread that holds the box's mount (and network) namespace, dropped
-// privileges and Landlock.
+// Box is a box being built on a thread of its own, which then starts its
+// agent: the thread that holds the box's mount (and network) namespace,
+// dropped privileges and Landlock.
 type Box struct {
-	build chan buildReq
-	start chan startReq
-	done  chan struct{}
-	begun chan error
+	result chan Started
 }
 
-type buildReq struct {
-	cfg        Config
-	restrictor Restrictor
-	ready      chan error
-}
-
-type startReq struct {
-	files [3]uintptr
-	reply chan Started
-}
-
-// Started is an agent started in a box: its pid in the box (for waiting
-// and signals from the shim, PID 1 of the box) and on the host (what the
-// engine records and signals).
+// Started is how a box's start ended: the agent's pid in the box (for
+// waiting and signals from the shim, PID 1 of the box) and on the host
+// (what the engine records and signals); or NoGo (the go-ahead never came:
+// nothing was started); or why the box could not be built (also with NoGo)
+// or the agent started (then nothing runs).
 type Started struct {
 	PID     int
 	HostPID int
+	NoGo    bool
 	Err     error
 }
 
-// Begin begins a box on a thread of its own, locked to it for the rest of
-// its life: it makes the box's mount namespace (and, without network, its
-// network namespace) there at once, while the caller makes the box's
-// configuration ready; Build then finishes it. The caller must be the shim
-// started by ShimAttr. Abort ends a box that will start nothing.
-func Begin(network bool) (*Box, error) {
-	if err := inBox(); err != nil {
-		return nil, fmt.Errorf("SandboxUnavailable: %w", err)
-	}
-	b := &Box{build: make(chan buildReq), start: make(chan startReq), done: make(chan struct{}), begun: make(chan error, 1)}
-	go b.thread(network)
-	return b, nil
+// Begin builds the box for cfg on a thread of its own, locked to it for the
+// rest of its life, while the caller goes on: a mount namespace of its own
+// (and a network namespace of its own without @network), the mounts, no
+// capability left, no_new_privs, restrictor's Landlock rules. The thread
+// then waits for goAhead (false: start nothing) and starts the agent with
+// stdin, stdout and stderr the given descriptors, in a process group of
+// its own. Wait says how that ended. The caller must be the shim started by
+// ShimAttr, and cfg.Sockets read before (HostSockets).
+func Begin(cfg Config, restrictor Restrictor, goAhead func() bool, files [3]uintptr) *Box {
+	b := &Box{result: make(chan Started, 1)}
+	go func() { b.result <- b.thread(cfg, restrictor, goAhead, files) }()
+	return b
 }
 
-// Build finishes the box for cfg on its thread — the mounts, no capability
-// left, no_new_privs, restrictor's Landlock rules — and returns once it is
-// ready, or why it could not be built (then nothing runs). cfg.Grants must
-// say the same of the network as Begin was told.
-func (b *Box) Build(cfg Config, restrictor Restrictor) error {
-	if err := <-b.begun; err != nil {
-		return fmt.Errorf("SandboxUnavailable: %w", err)
+// Wait waits until the agent is started (or why it was not) and finds its
+// pid on the host.
+func (b *Box) Wait() Started {
+	st := <-b.result
+	if st.Err != nil || st.NoGo {
+		return st
 	}
-	ready := make(chan error, 1)
-	b.build <- buildReq{cfg: cfg, restrictor: restrictor, ready: ready}
-	if err := <-ready; err != nil {
-		return fmt.Errorf("SandboxUnavailable: %w", err)
+	pidfd := st.HostPID
+	st.HostPID, st.Err = hostPID(pidfd)
+	unix.Close(pidfd)
+	if st.Err != nil {
+		_ = syscall.Kill(st.PID, syscall.SIGKILL)
 	}
-	return nil
+	return st
 }
 
 // thread is the box's thread. It never unlocks: when it returns, the Go
 // runtime ends the thread (namespaces, privileges and all) rather than run
-// anything else on it.
-func (b *Box) thread(network bool) {
+// anything else on it. A box that could not be built still waits for the
+// go-ahead before it says so (the engine hears of a start's failure only
+// once it has recorded the start).
+func (b *Box) thread(cfg Config, restrictor Restrictor, goAhead func() bool, files [3]uintptr) Started {
 	runtime.LockOSThread()
-	flags, what := unix.CLONE_NEWNS, "mount namespace"
-	if !network {
-		flags, what = flags|unix.CLONE_NEWNET, "mount and network namespaces"
+	err := build(cfg, restrictor)
+	if err != nil {
+		err = fmt.Errorf("SandboxUnavailable: %w", err)
 	}
-	if err := unix.Unshare(flags); err != nil {
-		b.begun <- fmt.Errorf("cannot create the box's %s: %w", what, err)
-		return
+	if !goAhead() {
+		return Started{NoGo: true, Err: err}
 	}
-	b.begun <- nil
-	var req buildReq
-	select {
-	case req = <-b.build:
-	case <-b.done:
-		return
-	}
-	cfg := req.cfg
-	if cfg.Grants.Network != network {
-		req.ready <- fmt.Errorf("the box was begun with network=%v but its grants say network=%v", network, cfg.Grants.Network)
-		return
-	}
-	if err := finish(cfg, req.restrictor); err != nil {
-		req.ready <- err
-		return
-	}
-	req.ready <- nil
-	var sr startReq
-	select {
-	case sr = <-b.start:
-	case <-b.done:
-		return
+	if err != nil {
+		return Started{Err: err}
 	}
 	pidfd := -1
 	pid, err := syscall.ForkExec(cfg.Path, cfg.Argv, &syscall.ProcAttr{
 		Dir:   cfg.Dir,
 		Env:   cfg.Env,
-		Files: sr.files[:],
+		Files: files[:],
 		Sys:   &syscall.SysProcAttr{Setpgid: true, PidFD: &pidfd},
 	})
 	if err != nil {
-		sr.reply <- Started{Err: fmt.Errorf("fork/exec %s: %w", cfg.Path, err)}
-		return
+		return Started{Err: fmt.Errorf("fork/exec %s: %w", cfg.Path, err)}
 	}
-	sr.reply <- Started{PID: pid, HostPID: pidfd} // HostPID is read by Start
+	return Started{PID: pid, HostPID: pidfd} // HostPID is read by Wait
 }
 
-// finish makes the rest of the box on the calling (box) thread.
-func finish(cfg Config, restrictor Restrictor) error {
+// build makes the box on the calling (box) thread.
+func build(cfg Config, restrictor Restrictor) error {
+	if err := inBox(); err != nil {
+		return err
+	}
+	flags, what := unix.CLONE_NEWNS, "mount namespace"
+	if !cfg.Grants.Network {
+		flags, what = flags|unix.CLONE_NEWNET, "mount and network namespaces"
+	}
+	if err := unix.Unshare(flags); err != nil {
+		return fmt.Errorf("cannot create the box's %s: %w", what, err)
+	}
 	if err := buildMounts(cfg); err != nil {
 		return err
 	}
@@ -142,27 +121,6 @@ func finish(cfg Config, restrictor Restrictor) error {
 	}
 	return nil
 }
-
-// Start starts the agent from the box's thread, with stdin, stdout and
-// stderr the given descriptors, in a process group of its own.
-func (b *Box) Start(files [3]uintptr) Started {
-	reply := make(chan Started, 1)
-	b.start <- startReq{files: files, reply: reply}
-	st := <-reply
-	if st.Err != nil {
-		return st
-	}
-	pidfd := st.HostPID
-	st.HostPID, st.Err = hostPID(pidfd)
-	unix.Close(pidfd)
-	if st.Err != nil {
-		_ = syscall.Kill(st.PID, syscall.SIGKILL)
-	}
-	return st
-}
-
-// Abort ends a box that will start nothing.
-func (b *Box) Abort() { close(b.done) }
 
 // hostPID is the pid, in the host's PID namespace, of the process pidfd
 // refers to: the "Pid:" of its fdinfo in the host's /proc (which the
