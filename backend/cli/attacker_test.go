@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -166,6 +167,38 @@ func attack(op, val string) error {
 			return nil
 		}
 		return fmt.Errorf("%s", strings.Join(errs, "; "))
+	case "hostnet":
+		// val: a host socket's path; find it in the socket tables any
+		// process or thread of the box shows (each its own network's).
+		files, _ := filepath.Glob("/proc/*/task/*/net/unix")
+		files = append(files, "/proc/net/unix")
+		for _, f := range files {
+			if b, err := os.ReadFile(f); err == nil && strings.Contains(string(b), val) {
+				return nil
+			}
+		}
+		return fmt.Errorf("not in the %d socket tables the box shows", len(files))
+	case "fds":
+		// val: a pid; open or follow any of its open files (the shim holds
+		// the agent's status pipe and Shepherd's files).
+		ents, err := os.ReadDir("/proc/" + val + "/fd")
+		if err != nil {
+			return err
+		}
+		var errs []string
+		for _, e := range ents {
+			p := "/proc/" + val + "/fd/" + e.Name()
+			if _, err := os.Readlink(p); err == nil {
+				return nil
+			}
+			f, err := os.Open(p)
+			if err == nil {
+				f.Close()
+				return nil
+			}
+			errs = append(errs, err.Error())
+		}
+		return fmt.Errorf("%d descriptors, none reachable: %s", len(ents), strings.Join(errs, "; "))
 	case "mem":
 		// val: a pid; write into its memory.
 		f, err := os.OpenFile("/proc/"+val+"/mem", os.O_RDWR, 0)

@@ -353,14 +353,21 @@ func runAttacks(t *testing.T) {
 		defer al.Close()
 		targets := []int{os.Getpid(), a.usersPID, a.usersRec.ShimPID}
 		for i, m := range netModes {
-			ops := []string{"unix:" + sock, "abstract:" + abstract, "ptrace:1", "mem:1"}
+			ops := []string{"unix:" + sock, "abstract:" + abstract, "ptrace:1", "mem:1", "hostnet:" + sock,
+				"read:/proc/1/root" + engineJSON, "fds:1", "ls:/proc/1/root" + a.p.Data}
 			for _, pid := range targets {
 				ops = append(ops, "kill:"+strconv.Itoa(pid))
 			}
 			log := a.run("out"+strconv.Itoa(i), m.perms(a), ops...)
 			// A pid number may exist inside the box too (its own init is
 			// pid 1): what matters is that no host process was stopped.
-			refused(t, log, "unix:"+sock, "abstract:"+abstract, "ptrace:1", "mem:1")
+			refused(t, log, "unix:"+sock, "abstract:"+abstract, "ptrace:1", "mem:1",
+				"read:/proc/1/root"+engineJSON, "fds:1", "ls:/proc/1/root"+a.p.Data)
+			if m.name == "no network" {
+				// Not even the host's socket table shows through the box's
+				// PID 1 (the shim) or any of its threads.
+				refused(t, log, "hostnet:"+sock)
+			}
 			for _, pid := range targets {
 				if procState(pid) == 'T' {
 					syscall.Kill(pid, syscall.SIGCONT)

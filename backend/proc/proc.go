@@ -80,6 +80,9 @@ type Spec struct {
 	RunFile  string // where the shim writes the pids once the agent runs
 	Grace    time.Duration
 	Sandbox  string // sandbox.json: the shim runs the agent sandboxed ("": not)
+	// SandboxNetwork: the sandboxed agent has @network (the host's network);
+	// without it the shim starts in a network namespace of the box's own.
+	SandboxNetwork bool
 	// Hide are folders a sandboxed agent must not see (Shepherd's own).
 	Hide []string
 }
@@ -119,6 +122,8 @@ func (r *Runner) Prepare(spec Spec) (*Pending, error) {
 		ExitFile: spec.ExitFile, RunFile: spec.RunFile, Grace: spec.Grace, GoAhead: true, Sandbox: spec.Sandbox}
 	if spec.Sandbox != "" {
 		opts.Hide = spec.Hide
+		// Read here, on the host's network: the shim may start on the box's.
+		opts.Sockets = jail.HostSockets()
 	}
 	cmd := exec.Command(r.Shim, opts.Args()...)
 	cmd.Env = spec.Env
@@ -126,9 +131,9 @@ func (r *Runner) Prepare(spec Spec) (*Pending, error) {
 	cmd.Stderr = logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if spec.Sandbox != "" {
-		// On Linux the shim is the box's PID 1, in its user, PID, IPC and
-		// UTS namespaces from the start.
-		cmd.SysProcAttr = jail.ShimAttr()
+		// On Linux the shim is the box's PID 1, in its user, PID, IPC, UTS
+		// (and network) namespaces from the start.
+		cmd.SysProcAttr = jail.ShimAttr(spec.SandboxNetwork)
 	}
 	sr, sw, err := os.Pipe()
 	if err != nil {

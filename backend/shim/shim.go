@@ -37,6 +37,7 @@ type Options struct {
 	GoAhead  bool          // wait for the engine's go-ahead (GoFD) before starting
 	Sandbox  string        // sandbox.json: run the agent sandboxed by its grants
 	Hide     []string      // folders a sandboxed agent must not see (Shepherd's own)
+	Sockets  []string      // the host's Unix sockets, covered in a sandboxed agent's box
 }
 
 // prepared is an agent made ready to start: start waits for the go-ahead
@@ -72,6 +73,9 @@ func (o Options) Args() []string {
 	for _, h := range o.Hide {
 		a = append(a, "--hide", h)
 	}
+	for _, s := range o.Sockets {
+		a = append(a, "--cover-socket", s)
+	}
 	a = append(a, "--")
 	return append(a, o.Argv...)
 }
@@ -84,7 +88,7 @@ func Main(args []string, status io.WriteCloser, goAhead func() io.ReadCloser) in
 	if len(args) > 0 {
 		switch args[0] {
 		case probeBoxFlag:
-			if err := probeBox(); err != nil {
+			if err := probeBox(args[1:]); err != nil {
 				fmt.Fprintln(os.Stderr, err)
 				return 1
 			}
@@ -115,6 +119,10 @@ func Main(args []string, status io.WriteCloser, goAhead func() io.ReadCloser) in
 	fs.StringVar(&o.Sandbox, "sandbox", "", "sandbox.json: run the agent sandboxed by its grants")
 	fs.Func("hide", "a folder a sandboxed agent must not see (repeatable)", func(v string) error {
 		o.Hide = append(o.Hide, v)
+		return nil
+	})
+	fs.Func("cover-socket", "a host Unix socket a sandboxed agent must not reach (repeatable)", func(v string) error {
+		o.Sockets = append(o.Sockets, v)
 		return nil
 	})
 	if err := fs.Parse(args); err != nil {
@@ -217,12 +225,15 @@ func run(o Options, status io.WriteCloser, waitGo func() bool) int {
 
 	st := waitFor(pid)
 	st.PID = ag.hostPID
+	if ag.drain != nil {
+		// A boxed agent's end is reported once nothing it left in the box
+		// lives: a stop means gone.
+		ag.drain(o.Grace)
+	}
 	send(status, st)
 	_ = status.Close()
 	_ = writeJSON(o.ExitFile, st)
-	if ag.drain != nil {
-		ag.drain(o.Grace)
-	} else {
+	if ag.drain == nil {
 		cleanup(pid, o.Grace)
 	}
 	return 0

@@ -33,4 +33,4 @@ func ProbeSandbox(self string) error { return nil }
 // probeBoxFlag is Linux only.
 const probeBoxFlag = "--sandbox-probe-box"
 
-func probeBox() error { return errors.New("SandboxUnavailable: boxes are Linux only") }
+func probeBox([]string) error { return errors.New("SandboxUnavailable: boxes are Linux only") }

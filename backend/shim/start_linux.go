@@ -40,7 +40,7 @@ func prepareAgent(o Options, null, logf *os.File, waitGo func() bool) (prepared,
 	if err != nil {
 		return prepared{}, err
 	}
-	cfg, err := boxConfig(jail.Config{Grants: g, Hide: o.Hide, Path: o.Path, Argv: o.Argv, Dir: o.Dir, Env: os.Environ()})
+	cfg, err := boxConfig(jail.Config{Grants: g, Hide: o.Hide, Sockets: o.Sockets, Path: o.Path, Argv: o.Argv, Dir: o.Dir, Env: os.Environ()})
 	if err != nil {
 		return prepared{}, err
 	}
@@ -61,7 +61,7 @@ func prepareAgent(o Options, null, logf *os.File, waitGo func() bool) (prepared,
 	}}, nil
 }
 
-// boxConfig checks cfg's grants and completes it with the host's sockets.
+// boxConfig checks cfg's grants.
 func boxConfig(cfg jail.Config) (jail.Config, error) {
 	// The grants were resolved to real folders when they were given; they
 	// must still be those folders (not a symlink swapped in since).
@@ -73,7 +73,6 @@ func boxConfig(cfg jail.Config) (jail.Config, error) {
 	if Restrict == nil {
 		return cfg, errors.New("SandboxUnavailable: this shim was built without Landlock")
 	}
-	cfg.Sockets = jail.HostSockets()
 	return cfg, nil
 }
 
@@ -106,14 +105,17 @@ func ProbeSandbox(self string) error {
 		return err
 	}
 	defer null.Close()
-	pid, err := syscall.ForkExec(self, []string{"shepherd-shim", probeBoxFlag}, &syscall.ProcAttr{
+	// The host's sockets are read here, on the host's network, as the
+	// engine reads them for an agent.
+	args := append([]string{"shepherd-shim", probeBoxFlag}, jail.HostSockets()...)
+	pid, err := syscall.ForkExec(self, args, &syscall.ProcAttr{
 		Files: []uintptr{null.Fd(), null.Fd(), w.Fd()},
-		Sys:   jail.ShimAttr(),
+		Sys:   jail.ShimAttr(false),
 	})
 	w.Close()
 	if err != nil {
 		r.Close()
-		return fmt.Errorf("SandboxUnavailable: cannot create the box's namespaces (user, PID, IPC, UTS): %v", err)
+		return fmt.Errorf("SandboxUnavailable: cannot create the box's namespaces (user, PID, IPC, UTS, network): %v", err)
 	}
 	_, _ = stderr.ReadFrom(r)
 	r.Close()
@@ -130,10 +132,10 @@ func ProbeSandbox(self string) error {
 	return fmt.Errorf("SandboxUnavailable: the probe ended with %v", ws)
 }
 
-// probeBox builds a box, starts nothing in it, and says whether it could
-// (the shim as probeBoxFlag).
-func probeBox() error {
-	cfg, err := boxConfig(jail.Config{Grants: sandbox.Grants{}})
+// probeBox builds a box covering sockets, starts nothing in it, and says
+// whether it could (the shim as probeBoxFlag).
+func probeBox(sockets []string) error {
+	cfg, err := boxConfig(jail.Config{Grants: sandbox.Grants{}, Sockets: sockets})
 	if err != nil {
 		return err
 	}

@@ -38,12 +38,13 @@ type Started struct {
 
 // Begin builds the box for cfg on a thread of its own, locked to it for the
 // rest of its life, while the caller goes on: a mount namespace of its own
-// (and a network namespace of its own without @network), the mounts, no
+// (without @network, the shim is already in the box's own network), the mounts, no
 // capability left, no_new_privs, restrictor's Landlock rules. The thread
 // then waits for goAhead (false: start nothing) and starts the agent with
 // stdin, stdout and stderr the given descriptors, in a process group of
 // its own. Wait says how that ended. The caller must be the shim started by
-// ShimAttr, and cfg.Sockets read before (HostSockets).
+// ShimAttr(cfg.Grants.Network), and cfg.Sockets read on the host's network
+// (HostSockets, by the engine).
 func Begin(cfg Config, restrictor Restrictor, goAhead func() bool, files [3]uintptr) *Box {
 	b := &Box{result: make(chan Started, 1)}
 	go func() { b.result <- b.thread(cfg, restrictor, goAhead, files) }()
@@ -101,12 +102,17 @@ func build(cfg Config, restrictor Restrictor) error {
 	if err := inBox(); err != nil {
 		return err
 	}
-	flags, what := unix.CLONE_NEWNS, "mount namespace"
 	if !cfg.Grants.Network {
-		flags, what = flags|unix.CLONE_NEWNET, "mount and network namespaces"
+		own, err := ownNetwork()
+		if err != nil {
+			return fmt.Errorf("cannot tell the box's network from the host's: %w", err)
+		}
+		if !own {
+			return fmt.Errorf("the shim was started on the host's network, but the agent has no @network")
+		}
 	}
-	if err := unix.Unshare(flags); err != nil {
-		return fmt.Errorf("cannot create the box's %s: %w", what, err)
+	if err := unix.Unshare(unix.CLONE_NEWNS); err != nil {
+		return fmt.Errorf("cannot create the box's mount namespace: %w", err)
 	}
 	if err := buildMounts(cfg); err != nil {
 		return err
@@ -153,21 +159,31 @@ func SelfHostPID() (int, error) {
 }
 
 // Drain ends what the agent left in the box: SIGTERM to every process in it
-// but the shim, reaping for up to grace; the shim's own end (PID 1 of the
-// box) kills whatever is still there.
+// but the shim (PID 1 of the box), reaping for up to grace, then SIGKILL to
+// what is left, reaped too: when it returns, nothing else lives in the box.
 func Drain(grace time.Duration) {
 	if syscall.Kill(-1, syscall.SIGTERM) != nil {
 		return // nothing left
 	}
-	deadline := time.Now().Add(grace)
+	if reapAll(time.Now().Add(grace)) {
+		return
+	}
+	_ = syscall.Kill(-1, syscall.SIGKILL)
+	reapAll(time.Now().Add(5 * time.Second))
+}
+
+// reapAll reaps the shim's children until none is left (true) or the
+// deadline.
+func reapAll(deadline time.Time) bool {
 	for time.Now().Before(deadline) {
 		var ws syscall.WaitStatus
 		wpid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
 		if errors.Is(err, syscall.ECHILD) {
-			return
+			return true
 		}
 		if wpid <= 0 {
 			time.Sleep(10 * time.Millisecond)
 		}
 	}
+	return false
 }
