@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -148,25 +147,7 @@ func attack(op, val string) error {
 	case "ptrace":
 		// val: a pid; trace any of its threads (the box's PID 1 is the
 		// shim, whose other threads are not boxed).
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		ents, err := os.ReadDir("/proc/" + val + "/task")
-		if err != nil {
-			return err
-		}
-		var errs []string
-		for _, e := range ents {
-			tid, _ := strconv.Atoi(e.Name())
-			if err := unix.PtraceAttach(tid); err != nil {
-				errs = append(errs, fmt.Sprintf("%d: %v", tid, err))
-				continue
-			}
-			var ws unix.WaitStatus
-			_, _ = unix.Wait4(tid, &ws, unix.WALL, nil)
-			_ = unix.PtraceDetach(tid)
-			return nil
-		}
-		return fmt.Errorf("%s", strings.Join(errs, "; "))
+		return ptraceAny(val)
 	case "hostnet":
 		// val: a host socket's path; find it in the socket tables any
 		// process or thread of the box shows (each its own network's).
