@@ -43,6 +43,8 @@ type Runner struct {
 	// exact, a live one (zombies aside); else any, in one system call. nil:
 	// procid's. Tests replace it to stand for a group that survives SIGKILL.
 	GroupAlive func(pgid int, exact bool) bool
+
+	spawn spawner // starts sandboxed shims (Linux; see shim.SpawnerFlag)
 }
 
 func (r *Runner) clock() clockwork.Clock {
@@ -105,7 +107,8 @@ type Pending struct {
 	ShimStartTime int64
 	exitFile      string
 	runFile       string
-	cmd           *exec.Cmd
+	cmd           *exec.Cmd   // the shim, started by this runner
+	proc          *os.Process // or the shim, started by the spawner (still our child)
 	goAhead       *os.File
 	status        *os.File
 }
@@ -125,16 +128,6 @@ func (r *Runner) Prepare(spec Spec) (*Pending, error) {
 		// Read here, on the host's network: the shim may start on the box's.
 		opts.Sockets = jail.HostSockets()
 	}
-	cmd := exec.Command(r.Shim, opts.Args()...)
-	cmd.Env = spec.Env
-	cmd.Dir = spec.Dir
-	cmd.Stderr = logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if spec.Sandbox != "" {
-		// On Linux the shim is the box's PID 1, in its user, PID, IPC, UTS
-		// (and network) namespaces from the start.
-		cmd.SysProcAttr = jail.ShimAttr(spec.SandboxNetwork)
-	}
 	sr, sw, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -145,8 +138,28 @@ func (r *Runner) Prepare(spec Spec) (*Pending, error) {
 		sw.Close()
 		return nil, err
 	}
-	cmd.ExtraFiles = []*os.File{sw, gr} // shim.StatusFD and shim.GoFD in the shim
-	err = cmd.Start()
+	p := &Pending{r: r, exitFile: spec.ExitFile, runFile: spec.RunFile, goAhead: gw, status: sr}
+	err = errors.ErrUnsupported
+	if spec.Sandbox != "" {
+		// On Linux the shim is the box's PID 1, in its user, PID, IPC, UTS
+		// (and network) namespaces from the start, started by the spawner.
+		p.proc, err = r.spawnBoxed(shim.SpawnRequest{Argv: append([]string{r.Shim}, opts.Args()...), Env: spec.Env,
+			Dir: spec.Dir, Network: spec.SandboxNetwork}, [3]*os.File{logf, sw, gr})
+		if err == nil {
+			p.ShimPID = p.proc.Pid
+		}
+	}
+	if errors.Is(err, errors.ErrUnsupported) {
+		cmd := exec.Command(r.Shim, opts.Args()...)
+		cmd.Env = spec.Env
+		cmd.Dir = spec.Dir
+		cmd.Stderr = logf
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		cmd.ExtraFiles = []*os.File{sw, gr} // shim.StatusFD and shim.GoFD in the shim
+		if err = cmd.Start(); err == nil {
+			p.cmd, p.proc, p.ShimPID = cmd, cmd.Process, cmd.Process.Pid
+		}
+	}
 	sw.Close()
 	gr.Close()
 	if err != nil {
@@ -154,7 +167,6 @@ func (r *Runner) Prepare(spec Spec) (*Pending, error) {
 		gw.Close()
 		return nil, fmt.Errorf("start shim %s: %w", r.Shim, err)
 	}
-	p := &Pending{r: r, ShimPID: cmd.Process.Pid, exitFile: spec.ExitFile, runFile: spec.RunFile, cmd: cmd, goAhead: gw, status: sr}
 	// Read now, while the shim cannot have ended: it waits for us.
 	p.ShimStartTime, _ = procid.StartTime(p.ShimPID)
 	return p, nil
@@ -165,7 +177,16 @@ func (r *Runner) Prepare(spec Spec) (*Pending, error) {
 func (p *Pending) Abort() {
 	p.goAhead.Close()
 	p.status.Close()
-	_ = p.cmd.Wait()
+	p.wait()
+}
+
+// wait reaps the shim.
+func (p *Pending) wait() {
+	if p.cmd != nil {
+		_ = p.cmd.Wait()
+		return
+	}
+	_, _ = p.proc.Wait()
 }
 
 // killStarted ends an agent the shim did start although it could not say
@@ -198,13 +219,13 @@ func (p *Pending) Go() (*Process, error) {
 	}
 	if err != nil {
 		p.status.Close()
-		_ = p.cmd.Process.Kill()
-		_ = p.cmd.Wait()
+		_ = p.proc.Kill()
+		p.wait()
 		p.killStarted()
 		return nil, err
 	}
 	pr := newProcess(p.r, Identity{PID: h.PID, ShimPID: p.ShimPID, ShimStartTime: p.ShimStartTime, ExitFile: p.exitFile})
-	pr.status, pr.statusFile, pr.child = rd, p.status, p.cmd.Process
+	pr.status, pr.statusFile, pr.child = rd, p.status, p.proc
 	// The start time is what tells this process from a later one with the
 	// same pid; an agent that is already gone has none, and its exit status
 	// comes from the shim as usual.

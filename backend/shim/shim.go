@@ -165,17 +165,6 @@ func send(w io.Writer, v any) {
 
 func run(o Options, status io.WriteCloser, waitGo func() bool) int {
 	defer status.Close()
-	becomeSubreaper()
-	closeInheritedOnExec()
-	// Signals sent to the shim (its session was hung up, someone sent it
-	// TERM) are passed on to the agent's group rather than ending the shim,
-	// which must outlive the agent to record how it ended.
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	if o.Sandbox != "" {
-		absorbFatalSignals()
-	}
-
 	logf, err := os.OpenFile(o.Log, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		send(status, Hello{Error: err.Error()})
@@ -186,9 +175,23 @@ func run(o Options, status io.WriteCloser, waitGo func() bool) int {
 		send(status, Hello{Error: err.Error()})
 		return 127
 	}
-	// What can be made ready before the go-ahead is (a sandboxed agent's
-	// box: its cost then overlaps the engine's record write).
-	prep, err := prepareAgent(o, null, logf, waitGo)
+	// What can be made ready before the go-ahead is, first (a sandboxed
+	// agent's box is built meanwhile: its cost overlaps the engine's record
+	// write and the rest of the shim's setup). Nothing starts before that
+	// setup is done.
+	setup := make(chan struct{})
+	prep, err := prepareAgent(o, null, logf, func() bool { <-setup; return waitGo() })
+	becomeSubreaper()
+	closeInheritedOnExec()
+	// Signals sent to the shim (its session was hung up, someone sent it
+	// TERM) are passed on to the agent's group rather than ending the shim,
+	// which must outlive the agent to record how it ended.
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	if o.Sandbox != "" {
+		absorbFatalSignals()
+	}
+	close(setup)
 	if err != nil {
 		null.Close()
 		logf.Close()

@@ -330,6 +330,7 @@ func (e *Engine) Close() {
 		_ = e.files.Close() // no call starts after; one under way is a task
 	}
 	e.tasks.close()
+	e.runner.Close() // after the tasks: none starts a shim any more
 }
 
 // Store exposes the on-disk store (read-only use by callers such as tests).

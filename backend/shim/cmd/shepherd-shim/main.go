@@ -40,6 +40,13 @@ func reader(f *os.File) io.ReadCloser {
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == shim.SpawnerFlag {
+		conn := inherited(3, "spawner")
+		if conn == nil {
+			os.Exit(2)
+		}
+		os.Exit(shim.Spawner(conn))
+	}
 	// The engine passes the status pipe as descriptor 3; started by hand,
 	// there is none and the shim only writes its files.
 	status := inherited(shim.StatusFD, "status")
