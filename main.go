@@ -33,6 +33,7 @@ func main() {
 	}
 	checkDisplay()
 	app.PrepareSessionBus()
+	app.PrepareWebView()
 
 	// One version for the window and the engine: set it with
 	// -ldflags "-X shepherd/backend/cli.Version=…".

@@ -69,7 +69,7 @@ func (a *App) startEngine() {
 	}
 	if bin := cli.DefaultEnginePath(); fileExists(bin) {
 		ctx, cancel := context.WithTimeout(context.Background(), engineStartTimeout)
-		_, err := cli.StartEngine(ctx, bin, paths.Default())
+		_, err := cli.StartEngine(ctx, bin, paths.Default(), webViewEnvSet...)
 		cancel()
 		if err == nil {
 			if err = a.attach(); err == nil {

@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -49,8 +51,10 @@ var ErrEngineDidNotStart = errors.New("the engine did not start")
 // its own, its console appended to p.EngineConsole() — so that it outlives
 // the window that started it, however that window ends. It returns once the
 // engine answers (or another engine, started at the same moment, owns the
-// data folder and answers), within ctx.
-func StartEngine(ctx context.Context, bin string, p paths.Paths) (api.EngineInfo, error) {
+// data folder and answers), within ctx. The engine gets the caller's
+// environment without the variables named in without (those the window set
+// for itself only: the agents the engine starts must not inherit them).
+func StartEngine(ctx context.Context, bin string, p paths.Paths, without ...string) (api.EngineInfo, error) {
 	if err := p.Ensure(); err != nil {
 		return api.EngineInfo{}, fmt.Errorf("create Shepherd's folders: %w", err)
 	}
@@ -68,6 +72,9 @@ func StartEngine(ctx context.Context, bin string, p paths.Paths) (api.EngineInfo
 	cmd := exec.Command(bin, "serve")
 	cmd.Stdout, cmd.Stderr = console, console
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if len(without) > 0 {
+		cmd.Env = environWithout(without)
+	}
 	if err := cmd.Start(); err != nil {
 		return api.EngineInfo{}, fmt.Errorf("%w: %v", ErrEngineDidNotStart, err)
 	}
@@ -89,6 +96,18 @@ func StartEngine(ctx context.Context, bin string, p paths.Paths) (api.EngineInfo
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// environWithout is this process's environment without the named variables.
+func environWithout(names []string) []string {
+	env := os.Environ()
+	out := env[:0:0]
+	for _, kv := range env {
+		if !slices.Contains(names, strings.SplitN(kv, "=", 2)[0]) {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // answering is the engine named by engine.json if it answers.

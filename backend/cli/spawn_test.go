@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -121,5 +122,21 @@ func TestEngineBinaryHasNoWindow(t *testing.T) {
 		if strings.HasPrefix(dep, "github.com/wailsapp/") || strings.HasPrefix(dep, "shepherd/app") || dep == "runtime/cgo" {
 			t.Errorf("the engine depends on %s", dep)
 		}
+	}
+}
+
+// The engine is started without the window's own variables, and with the rest.
+func TestEnvironWithout(t *testing.T) {
+	t.Setenv("SHEPHERD_TEST_WINDOW_ONLY", "1")
+	t.Setenv("SHEPHERD_TEST_KEPT", "a=b")
+	env := environWithout([]string{"SHEPHERD_TEST_WINDOW_ONLY"})
+	if slices.Contains(env, "SHEPHERD_TEST_WINDOW_ONLY=1") {
+		t.Error("SHEPHERD_TEST_WINDOW_ONLY passed on")
+	}
+	if !slices.Contains(env, "SHEPHERD_TEST_KEPT=a=b") {
+		t.Error("SHEPHERD_TEST_KEPT=a=b not passed on")
+	}
+	if len(env) != len(os.Environ())-1 {
+		t.Errorf("%d variables, want %d", len(env), len(os.Environ())-1)
 	}
 }
