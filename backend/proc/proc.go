@@ -139,27 +139,7 @@ func (r *Runner) Prepare(spec Spec) (*Pending, error) {
 		return nil, err
 	}
 	p := &Pending{r: r, exitFile: spec.ExitFile, runFile: spec.RunFile, goAhead: gw, status: sr}
-	err = errors.ErrUnsupported
-	if spec.Sandbox != "" {
-		// On Linux the shim is the box's PID 1, in its user, PID, IPC, UTS
-		// (and network) namespaces from the start, started by the spawner.
-		p.proc, err = r.spawnBoxed(shim.SpawnRequest{Argv: append([]string{r.Shim}, opts.Args()...), Env: spec.Env,
-			Dir: spec.Dir, Network: spec.SandboxNetwork}, [3]*os.File{logf, sw, gr})
-		if err == nil {
-			p.ShimPID = p.proc.Pid
-		}
-	}
-	if errors.Is(err, errors.ErrUnsupported) {
-		cmd := exec.Command(r.Shim, opts.Args()...)
-		cmd.Env = spec.Env
-		cmd.Dir = spec.Dir
-		cmd.Stderr = logf
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-		cmd.ExtraFiles = []*os.File{sw, gr} // shim.StatusFD and shim.GoFD in the shim
-		if err = cmd.Start(); err == nil {
-			p.cmd, p.proc, p.ShimPID = cmd, cmd.Process, cmd.Process.Pid
-		}
-	}
+	p.cmd, p.proc, err = r.startShim(spec, opts, logf, sw, gr)
 	sw.Close()
 	gr.Close()
 	if err != nil {
@@ -167,9 +147,35 @@ func (r *Runner) Prepare(spec Spec) (*Pending, error) {
 		gw.Close()
 		return nil, fmt.Errorf("start shim %s: %w", r.Shim, err)
 	}
+	p.ShimPID = p.proc.Pid
 	// Read now, while the shim cannot have ended: it waits for us.
 	p.ShimStartTime, _ = procid.StartTime(p.ShimPID)
 	return p, nil
+}
+
+// startShim starts the shim for spec, in a session of its own, with stderr
+// the log and its status and go-ahead pipes. A sandboxed one is started by
+// the spawner where there is one (Linux: as PID 1 of the box's user, PID,
+// IPC, UTS and network namespaces; still this process's child, without a
+// Cmd); any other by this process.
+func (r *Runner) startShim(spec Spec, opts shim.Options, logf, status, goAhead *os.File) (*exec.Cmd, *os.Process, error) {
+	if spec.Sandbox != "" {
+		proc, err := r.spawnBoxed(shim.SpawnRequest{Argv: append([]string{r.Shim}, opts.Args()...), Env: spec.Env,
+			Dir: spec.Dir, Network: spec.SandboxNetwork}, [3]*os.File{logf, status, goAhead})
+		if !errors.Is(err, errors.ErrUnsupported) {
+			return nil, proc, err
+		}
+	}
+	cmd := exec.Command(r.Shim, opts.Args()...)
+	cmd.Env = spec.Env
+	cmd.Dir = spec.Dir
+	cmd.Stderr = logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.ExtraFiles = []*os.File{status, goAhead} // shim.StatusFD and shim.GoFD in the shim
+	if err := cmd.Start(); err != nil {
+		return nil, nil, err
+	}
+	return cmd, cmd.Process, nil
 }
 
 // Abort closes the go-ahead pipe, so the shim ends without starting the

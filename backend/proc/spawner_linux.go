@@ -83,7 +83,7 @@ func (s *spawner) ask(req shim.SpawnRequest, files [3]*os.File) (int, error) {
 	if err := unix.Sendmsg(fd, b, rights, nil, 0); err != nil {
 		return 0, fmt.Errorf("%w: %v", errSpawnerGone, err)
 	}
-	buf := make([]byte, 64<<10)
+	buf := make([]byte, 4096) // a reply is a pid or one error line
 	for {
 		n, _, _, _, err := unix.Recvmsg(fd, buf, nil, 0)
 		if err == unix.EINTR {

@@ -34,6 +34,8 @@ type Started struct {
 	HostPID int
 	NoGo    bool
 	Err     error
+
+	pidfd int // the agent's, from its start until Wait reads HostPID
 }
 
 // Begin builds the box for cfg on a thread of its own, locked to it for the
@@ -58,9 +60,8 @@ func (b *Box) Wait() Started {
 	if st.Err != nil || st.NoGo {
 		return st
 	}
-	pidfd := st.HostPID
-	st.HostPID, st.Err = hostPID(pidfd)
-	unix.Close(pidfd)
+	st.HostPID, st.Err = hostPID(st.pidfd)
+	unix.Close(st.pidfd)
 	if st.Err != nil {
 		_ = syscall.Kill(st.PID, syscall.SIGKILL)
 	}
@@ -94,7 +95,7 @@ func (b *Box) thread(cfg Config, restrictor Restrictor, goAhead func() bool, fil
 	if err != nil {
 		return Started{Err: fmt.Errorf("fork/exec %s: %w", cfg.Path, err)}
 	}
-	return Started{PID: pid, HostPID: pidfd} // HostPID is read by Wait
+	return Started{PID: pid, pidfd: pidfd}
 }
 
 // build makes the box on the calling (box) thread.
