@@ -233,7 +233,22 @@ func attack(op, val string) error {
 		time.Sleep(time.Hour)
 		return nil
 	}
+	if f, ok := attackOps[op]; ok {
+		return f(val)
+	}
 	return fmt.Errorf("unknown op %q", op)
+}
+
+// attackOps are further ops, each registered by the file of the attacks
+// that use it (registerOp in an init), so that each class of attack lives
+// in a file of its own.
+var attackOps = map[string]func(val string) error{}
+
+func registerOp(name string, f func(val string) error) {
+	if _, dup := attackOps[name]; dup {
+		panic("attack op registered twice: " + name)
+	}
+	attackOps[name] = f
 }
 
 // userToken reads the API's address and the user's token from engine.json

@@ -415,7 +415,25 @@ func runAttacks(t *testing.T) {
 			}
 		}
 	})
+	for _, s := range attackSuites {
+		t.Run(s.name, func(t *testing.T) { s.run(t, a) })
+	}
 	ok(t, "stop", "arena", "users")
+}
+
+// attackSuites are further classes of attack, each registered by a file of
+// its own (registerAttacks in an init), run against the same arena after
+// the ones above.
+var attackSuites []struct {
+	name string
+	run  func(t *testing.T, a *arena)
+}
+
+func registerAttacks(name string, run func(t *testing.T, a *arena)) {
+	attackSuites = append(attackSuites, struct {
+		name string
+		run  func(t *testing.T, a *arena)
+	}{name, run})
 }
 
 // marked lists the processes whose environment carries the attack mark.
