@@ -92,23 +92,72 @@ type Provider interface {
 // part is a placeholder, every connection goes to the transport's engine.
 const BaseURL = "http://shepherd-engine"
 
+// Addressed is a Transport that knows its engine's address now: it
+// changes when the engine is restarted on its host (a new token).
+type Addressed interface {
+	Address() Address
+}
+
 // HTTPClient is an HTTP client whose every connection is a new
 // DialEngine of t, so the API client (api.Client with BaseURL, the
 // Address's token and this client) talks to a host's engine as to the
-// local one. Connections are kept for reuse briefly: each is one forwarded
-// channel, not one SSH session, so many cost the host little.
+// local one. When t is Addressed, every request carries the engine's
+// token of the moment, so a restart of the engine on its host is not seen
+// by the client. Connections are kept for reuse briefly: each is one
+// forwarded channel, not one SSH session, so many cost the host little.
 func HTTPClient(t Transport) *http.Client {
-	return &http.Client{Transport: HTTPTransport(t)}
+	var rt http.RoundTripper = HTTPTransport(t)
+	if a, ok := t.(Addressed); ok {
+		rt = bearer{rt, a}
+	}
+	return &http.Client{Transport: rt}
 }
 
-// HTTPTransport is HTTPClient's transport.
+// HTTPTransport is HTTPClient's transport (without the token).
 func HTTPTransport(t Transport) *http.Transport {
 	return &http.Transport{
 		DialContext:         func(ctx context.Context, _, _ string) (net.Conn, error) { return t.DialEngine(ctx) },
 		MaxIdleConnsPerHost: 8,
 		// Shorter than the engine's own idle timeout (20 s), so the
 		// client never reuses a connection the engine is closing.
-		IdleConnTimeout:   15 * time.Second,
-		ForceAttemptHTTP2: false,
+		IdleConnTimeout: 15 * time.Second,
 	}
+}
+
+type bearer struct {
+	next http.RoundTripper
+	a    Addressed
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	tok := b.a.Address().Token
+	resp, err := b.next.RoundTrip(b.with(r, tok))
+	// The connection of this very request may have found the engine gone
+	// and started it again (a new token): once more, with that one.
+	if err != nil || resp.StatusCode != http.StatusUnauthorized {
+		return resp, err
+	}
+	now := b.a.Address().Token
+	if now == tok || (r.Body != nil && r.GetBody == nil) {
+		return resp, nil
+	}
+	r2 := b.with(r, now)
+	if r.Body != nil {
+		body, err := r.GetBody()
+		if err != nil {
+			return resp, nil
+		}
+		r2.Body = body
+	}
+	resp.Body.Close()
+	return b.next.RoundTrip(r2)
+}
+
+func (b bearer) with(r *http.Request, tok string) *http.Request {
+	if tok == "" {
+		return r
+	}
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+tok)
+	return r
 }
