@@ -197,14 +197,14 @@ func Ensure(ctx context.Context, r Remote, o Options) (Engine, error) {
 		return eng, err
 	}
 	if running {
-		exe, _ := exeOf(ctx, r, cur.PID)
-		if exe == enginePath {
+		args, _ := argsOf(ctx, r, cur.PID)
+		if isEngine(args, enginePath) {
 			if err := answers(ctx, r, cur); err == nil {
 				eng.Address = hosts.Address{Endpoint: cur.Socket, Token: cur.Token, Version: build.ID, PID: cur.PID}
 				return eng, nil
 			}
 		}
-		o.step(fmt.Sprintf("stopping the host's engine of another build (pid %d, %s)", cur.PID, exe))
+		o.step(fmt.Sprintf("stopping the host's engine of another build (pid %d: %s)", cur.PID, args))
 		if err := stop(ctx, r, cur.PID); err != nil {
 			return eng, err
 		}
@@ -329,14 +329,20 @@ func current(ctx context.Context, r Remote, engineJSON string) (socketInfo, bool
 	return info, true, nil
 }
 
-// exeOf is the executable a process runs (its first argument).
-func exeOf(ctx context.Context, r Remote, pid int) (string, error) {
+// argsOf is a process's command line, its words joined by spaces.
+func argsOf(ctx context.Context, r Remote, pid int) (string, error) {
 	p := strconv.Itoa(pid)
-	out, err := r.Run(ctx, "if [ -r /proc/"+p+"/cmdline ]; then tr '\\000' '\\n' </proc/"+p+"/cmdline | head -n 1; else ps -o args= -p "+p+" | awk '{print $1}'; fi\n")
+	out, err := r.Run(ctx, "if [ -r /proc/"+p+"/cmdline ]; then tr '\\000' ' ' </proc/"+p+"/cmdline; else ps -o args= -p "+p+"; fi\n")
 	if err != nil {
 		return "", err
 	}
 	return strings.TrimSpace(string(out)), nil
+}
+
+// isEngine: args run the engine at path with serve (a home folder with a
+// blank in its name stays one word here, unlike in ps's columns).
+func isEngine(args, path string) bool {
+	return strings.HasPrefix(args, path+" serve")
 }
 
 // answers checks that the engine answers GET /v1/engine on its socket

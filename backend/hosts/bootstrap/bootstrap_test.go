@@ -433,3 +433,19 @@ func runSh(t *testing.T, script string) (string, error) {
 	out, err := exec.Command("/bin/sh", "-c", script).Output()
 	return string(out), err
 }
+
+func TestIsEngine(t *testing.T) {
+	p := "/Users/Ann Lee/.local/lib/shepherd/engines/v1-abc/shepherd-engine"
+	for args, want := range map[string]bool{
+		p + " serve --socket":            true,
+		p + "x serve --socket":           false,
+		"/other/shepherd-engine serve":   false,
+		p + " list":                      false,
+		"":                               false,
+		"sh -c " + p + " serve --socket": false,
+	} {
+		if got := isEngine(args, p); got != want {
+			t.Errorf("isEngine(%q) = %v", args, got)
+		}
+	}
+}
