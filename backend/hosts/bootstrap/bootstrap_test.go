@@ -149,10 +149,12 @@ func TestEnsureInstallStartUpgrade(t *testing.T) {
 	ctx := context.Background()
 	v1 := Builds{Dir: sshtest.Engines(t, "hosts-test-1"), Version: "hosts-test-1"}
 	var steps []string
+	began := time.Now()
 	e1, err := Ensure(ctx, h.conn, Options{Builds: v1, Progress: func(s string) { steps = append(steps, s) }})
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("first Ensure (install over SFTP and start): %v", time.Since(began))
 	h.reap(t, e1.PID)
 	if !e1.Started || e1.Upgraded || e1.Via != "setsid" || !strings.HasPrefix(e1.Version, "hosts-test-1-") {
 		t.Fatalf("first Ensure: %+v", e1)
@@ -197,7 +199,9 @@ func TestEnsureInstallStartUpgrade(t *testing.T) {
 	}
 
 	// Again: the running engine of this build is kept.
+	began = time.Now()
 	again, err := Ensure(ctx, h.conn, Options{Builds: v1})
+	t.Logf("Ensure of a running engine of this build: %v", time.Since(began))
 	if err != nil || again.Started || again.PID != e1.PID || again.Token != e1.Token {
 		t.Fatalf("second Ensure: %+v %v", again, err)
 	}
@@ -228,10 +232,12 @@ func TestEnsureInstallStartUpgrade(t *testing.T) {
 	// A new build: the old engine is stopped, the agent lives on, and the
 	// new engine has it.
 	v2 := Builds{Dir: sshtest.Engines(t, "hosts-test-2"), Version: "hosts-test-2"}
+	began = time.Now()
 	e2, err := Ensure(ctx, h.conn, Options{Builds: v2})
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("Ensure with an upgrade (install, stop, start): %v", time.Since(began))
 	h.reap(t, e2.PID)
 	if !e2.Started || !e2.Upgraded || e2.PID == e1.PID || e2.Token == e1.Token || !strings.HasPrefix(e2.Version, "hosts-test-2-") {
 		t.Fatalf("upgrade: %+v", e2)
