@@ -161,3 +161,11 @@ func (b bearer) with(r *http.Request, tok string) *http.Request {
 	r.Header.Set("Authorization", "Bearer "+tok)
 	return r
 }
+
+// CloseIdleConnections lets http.Client.CloseIdleConnections reach the
+// transport's pool.
+func (b bearer) CloseIdleConnections() {
+	if c, ok := b.next.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}
