@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
+	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -80,7 +81,24 @@ func newHost(t *testing.T) *host {
 	}
 	t.Cleanup(func() { c.Close() })
 	h.conn = c
+	// Whatever engine the host's engine.json names at the end (a test
+	// that failed half-way) is ended too.
+	t.Cleanup(func() {
+		b, err := os.ReadFile(filepath.Join(h.runtime, "shepherd", "engine.json"))
+		var info socketInfo
+		if err == nil && json.Unmarshal(b, &info) == nil && info.Socket != "" && info.PID > 0 && info.PID != os.Getpid() {
+			stopPID(info.PID)
+		}
+	})
 	return h
+}
+
+func stopPID(pid int) {
+	_ = syscall.Kill(pid, syscall.SIGTERM)
+	for i := 0; i < 100 && syscall.Kill(pid, 0) == nil; i++ {
+		time.Sleep(50 * time.Millisecond)
+	}
+	_ = syscall.Kill(pid, syscall.SIGKILL)
 }
 
 // standIn puts a command named name on the host's PATH.
@@ -99,13 +117,7 @@ func (h *host) client(e Engine) *api.Client {
 // reap ends an engine the test started (by its pid) when the test ends,
 // and the agents of the host's data folder.
 func (h *host) reap(t *testing.T, pid int) {
-	t.Cleanup(func() {
-		_ = syscall.Kill(pid, syscall.SIGTERM)
-		for i := 0; i < 100 && syscall.Kill(pid, 0) == nil; i++ {
-			time.Sleep(50 * time.Millisecond)
-		}
-		_ = syscall.Kill(pid, syscall.SIGKILL)
-	})
+	t.Cleanup(func() { stopPID(pid) })
 }
 
 func alive(pid int) bool { return syscall.Kill(pid, 0) == nil }

@@ -98,11 +98,14 @@ func TestProvider(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	client.HTTP.CloseIdleConnections()
-	if _, err := client.JSON(ctx, "GET", "/v1/engine", nil, &st); err != nil {
+	_, err = client.JSON(ctx, "GET", "/v1/engine", nil, &st)
+	now := tr.(*Transport).Address()
+	if now.PID != addr.PID {
+		reap(t, now.PID)
+	}
+	if err != nil {
 		t.Fatalf("after the engine was killed: %v", err)
 	}
-	now := tr.(*Transport).Address()
-	reap(t, now.PID)
 	if st.PID == addr.PID || st.PID != now.PID || now.Token == addr.Token {
 		t.Fatalf("restarted engine: status pid %d, address %+v, was %+v", st.PID, now, addr)
 	}
