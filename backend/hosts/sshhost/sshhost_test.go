@@ -172,10 +172,16 @@ func TestEventStreamResumesAfterReconnect(t *testing.T) {
 		agent string
 	}
 	events := make(chan seen, 100)
+	// stream opens the stream and returns once the engine said hello (it
+	// is subscribed).
 	stream := func(last uint64) chan error {
 		done := make(chan error, 1)
+		hello := make(chan struct{}, 1)
 		go func() {
 			done <- client.Stream(ctx, "project="+proj.ID, last, func(ev api.StreamEvent) error {
+				if ev.Name == "hello" {
+					hello <- struct{}{}
+				}
 				if ev.Name == "agent:state" {
 					var rec store.Record
 					_ = json.Unmarshal(ev.Data, &rec)
@@ -184,6 +190,13 @@ func TestEventStreamResumesAfterReconnect(t *testing.T) {
 				return nil
 			})
 		}()
+		select {
+		case <-hello:
+		case err := <-done:
+			t.Fatalf("the stream ended before its hello: %v", err)
+		case <-time.After(20 * time.Second):
+			t.Fatal("no hello on the stream")
+		}
 		return done
 	}
 	create := func(c *api.Client, id string) {
