@@ -102,3 +102,23 @@ quit_engine() {
 isolate_session_bus() {
 	export DBUS_SESSION_BUS_ADDRESS="unix:path=$1/no-session-bus" NO_AT_BRIDGE=1
 }
+
+# build_host_engines [DIR] builds the engine and the shim that Shepherd
+# installs on hosts reached over SSH: static (no cgo), for linux/amd64,
+# linux/arm64, darwin/amd64 and darwin/arm64, into DIR/<os>-<arch>/ (default
+# build/bin/hosts). VERSION, when set, is the version they report.
+build_host_engines() {
+	# Stripped (-s -w): a third smaller to copy over SSH.
+	local out="${1:-$ROOT/build/bin/hosts}" target goos goarch ldflags="-s -w"
+	if [[ -n "${VERSION:-}" ]]; then
+		ldflags+=" -X shepherd/backend/cli.Version=$VERSION"
+	fi
+	for target in linux/amd64 linux/arm64 darwin/amd64 darwin/arm64; do
+		goos="${target%/*}" goarch="${target#*/}"
+		log "building the host engine for $goos/$goarch"
+		(cd "$ROOT" && CGO_ENABLED=0 GOOS="$goos" GOARCH="$goarch" go build -trimpath -ldflags "$ldflags" \
+			-o "$out/$goos-$goarch/shepherd-engine" ./backend/cli/cmd/shepherd-engine) || die "build shepherd-engine for $target"
+		(cd "$ROOT" && CGO_ENABLED=0 GOOS="$goos" GOARCH="$goarch" go build -trimpath -ldflags "$ldflags" \
+			-o "$out/$goos-$goarch/shepherd-shim" ./backend/shim/cmd/shepherd-shim) || die "build shepherd-shim for $target"
+	done
+}

@@ -66,7 +66,7 @@ func init() {
 		{name: "ps", args: "[P A] [--once]", summary: "the dashboard: every agent of every loaded project with its CPU and memory, live (q quits; --json or --once: one sample), or one agent",
 			maxPos: 2, setup: setupPs},
 		{name: "status", summary: "check that the engine answers", maxPos: 0, run: cmdStatus},
-		{name: "serve", args: "[--listen ADDR]", summary: "run the engine without a window, until Ctrl-C", maxPos: 0, setup: setupServe},
+		{name: "serve", args: "[--listen ADDR | --socket]", summary: "run the engine without a window, until Ctrl-C", maxPos: 0, setup: setupServe},
 		{name: "help", args: "[COMMAND]", summary: "show help", maxPos: 1, run: cmdHelp},
 	}
 }
@@ -1156,7 +1156,18 @@ func cmdEvents(e *env, pos, _ []string) error {
 
 func setupServe(fs *flag.FlagSet) runFunc {
 	listen := fs.String("listen", api.DefaultListen, "loopback address to listen on (port 0: a free one)")
+	socket := fs.Bool("socket", false, "listen only on a Unix socket (0600) in the runtime folder, never on TCP (a host's engine, reached over SSH)")
 	return func(e *env, _, _ []string) error {
+		if *socket {
+			// --listen's default is not a choice; a --listen given is.
+			addr := ""
+			fs.Visit(func(f *flag.Flag) {
+				if f.Name == "listen" {
+					addr = *listen
+				}
+			})
+			return Serve(e.ctx, ServeOptions{Listen: addr, Socket: true, Console: e.stderr})
+		}
 		return Serve(e.ctx, ServeOptions{Listen: *listen, Console: e.stderr})
 	}
 }

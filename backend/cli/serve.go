@@ -48,6 +48,10 @@ type ServeOptions struct {
 	OnQuit func()
 	// Heartbeat of idle event streams; 0: the API's default.
 	Heartbeat time.Duration
+	// Socket makes the API listen only on a Unix socket (0600) in the
+	// runtime folder (SocketFile), never on TCP: the engine of a host
+	// reached over SSH. Listen must then be empty.
+	Socket bool
 }
 
 // Host is a running engine with its API: the lock on the data folder, the
@@ -63,7 +67,8 @@ type Host struct {
 	quit     chan struct{} // closed when a client asks to quit (no OnQuit)
 	quitOnce sync.Once
 
-	server     *api.Server
+	server     apiServer
+	socket     string // the Unix socket the API listens on (Socket mode)
 	lock       *instance.Lock
 	logCloser  io.Closer
 	closeOnce  sync.Once
@@ -74,6 +79,9 @@ type Host struct {
 // writes engine.json. A second engine on the same data folder is refused
 // with an error that wraps instance.ErrLocked.
 func Start(ctx context.Context, opts ServeOptions) (_ *Host, err error) {
+	if opts.Socket && opts.Listen != "" {
+		return nil, errors.New("listen on a Unix socket or on a TCP address, not both (--socket with --listen)")
+	}
 	listen, err := api.CheckListenAddr(opts.Listen)
 	if err != nil {
 		return nil, err
@@ -150,12 +158,28 @@ func Start(ctx context.Context, opts ServeOptions) (_ *Host, err error) {
 		quit()
 	}
 	handler := api.New(h.Engine, token, api.Options{Version: Version, Bus: h.Bus, Heartbeat: opts.Heartbeat, Quit: quitAll})
-	if h.server, err = api.Serve(context.Background(), listen, handler); err != nil {
-		return nil, err
+	if opts.Socket {
+		// Reached through SSH only. Agents get no API address: the hooks
+		// and MCP of their CLIs speak HTTP over TCP.
+		h.socket = SocketFile(p)
+		var srv *socketServer
+		if srv, err = serveSocket(h.socket, handler); err != nil {
+			return nil, err
+		}
+		h.server = srv
+		h.Info = api.EngineInfo{URL: "unix://" + h.socket, Token: token, PID: os.Getpid()}
+		err = writeSocketEngineInfo(p.EngineFile(), h.Info, h.socket)
+	} else {
+		var srv *api.Server
+		if srv, err = api.Serve(context.Background(), listen, handler); err != nil {
+			return nil, err
+		}
+		h.server = srv
+		h.Info = api.EngineInfo{URL: srv.URL, Token: token, PID: os.Getpid()}
+		h.Engine.SetAPIURL(srv.URL)
+		err = api.WriteEngineInfo(p.EngineFile(), h.Info)
 	}
-	h.Info = api.EngineInfo{URL: h.server.URL, Token: token, PID: os.Getpid()}
-	h.Engine.SetAPIURL(h.server.URL)
-	if err := api.WriteEngineInfo(p.EngineFile(), h.Info); err != nil {
+	if err != nil {
 		return nil, err
 	}
 	h.Logger.Info().Str("url", h.Info.URL).Int("pid", h.Info.PID).Str("engineFile", p.EngineFile()).
@@ -195,6 +219,11 @@ func (h *Host) release() error {
 	if h.Engine != nil {
 		h.Engine.Close()
 		h.Logger.Info().Msg("engine closed; agents keep running")
+	}
+	if h.socket != "" {
+		if err := os.Remove(h.socket); err != nil && !os.IsNotExist(err) {
+			errs = append(errs, fmt.Errorf("remove the API socket: %w", err))
+		}
 	}
 	if h.lock != nil {
 		if err := h.lock.Release(); err != nil {
