@@ -42,6 +42,10 @@ type Record struct {
 	Profile            string            `json:"profile"`
 	ResumeArgs         []string          `json:"resumeArgs,omitempty"`
 	SessionID          string            `json:"sessionId,omitempty"`
+	// ResumePrompt is the prompt the agent's next resume brings, pending
+	// (queued) until it runs: an instruction from Shepherd (resolve the
+	// conflicts of a merge of its base). Cleared by that resume.
+	ResumePrompt string `json:"resumePrompt,omitempty"`
 	CompletionPattern  string            `json:"completionPattern,omitempty"` // generic profile
 	ErrorPattern       string            `json:"errorPattern,omitempty"`      // generic profile
 	KeepAlive          bool              `json:"keepAlive"`
@@ -252,6 +256,7 @@ func (r *Record) Clone() *Record {
 	if r.Workspace != nil {
 		w := *r.Workspace
 		w.CheckedAt = clonePtr(w.CheckedAt)
+		w.Conflicts = append([]string(nil), w.Conflicts...)
 		c.Workspace = &w
 	}
 	if r.Sandbox != nil {

@@ -11,6 +11,7 @@ export namespace app {
 	    profile: string;
 	    resumeArgs?: string[];
 	    sessionId?: string;
+	    resumePrompt?: string;
 	    completionPattern?: string;
 	    errorPattern?: string;
 	    keepAlive: boolean;
@@ -201,6 +202,81 @@ export namespace store {
 	    // Go type: time
 	    sampledAt: any;
 	}
+	export interface Record {
+	    id: string;
+	    projectId: string;
+	    name?: string;
+	    command: string;
+	    args: string[];
+	    env?: Record<string, string>;
+	    cwd: string;
+	    profile: string;
+	    resumeArgs?: string[];
+	    sessionId?: string;
+	    resumePrompt?: string;
+	    completionPattern?: string;
+	    errorPattern?: string;
+	    keepAlive: boolean;
+	    autoStartOnRestore: boolean;
+	    timeoutSec: number;
+	    graceSec: number;
+	    status: string;
+	    exitReason?: string;
+	    exitCode?: number;
+	    signal?: string;
+	    error?: string;
+	    pid?: number;
+	    processStartTime?: number;
+	    shimPid?: number;
+	    shimStartTime?: number;
+	    bootId?: string;
+	    previousStatus?: string;
+	    desired: string;
+	    attached: boolean;
+	    // Go type: time
+	    createdAt: any;
+	    // Go type: time
+	    startedAt?: any;
+	    // Go type: time
+	    stoppedAt?: any;
+	    // Go type: time
+	    lastActivityAt?: any;
+	    restartCount: number;
+	    restartFailureCount: number;
+	    // Go type: time
+	    nextRestartAt?: any;
+	    autoResumeCount: number;
+	    resumeCount: number;
+	    // Go type: time
+	    pausedAt?: any;
+	    pauseNote?: string;
+	    pausedWithProject?: boolean;
+	    queueSeq?: number;
+	    queuedAction?: string;
+	    queuedFrom?: string;
+	    staleCheck?: boolean;
+	    parent?: string;
+	    credentialHash?: string;
+	    stopWithParent?: boolean;
+	    sandbox?: sandbox.Grants;
+	    workspace?: workspace.Workspace;
+	    stale?: boolean;
+	    onStale?: string;
+	    // Go type: time
+	    acknowledgedAt?: any;
+	    logPath: string;
+	    activity?: Activity;
+	    queuePosition?: number;
+	    stats?: Stats;
+	    attention?: string;
+	    lastResult?: RunFigures;
+	    totals?: RunFigures;
+	    maxBudgetUsd?: number;
+	    maxTurns?: number;
+	    budgetPause?: string;
+	    budgetOnce?: boolean;
+	}
+	
 
 }
 
@@ -247,6 +323,15 @@ export namespace supervisor {
 	    movedTo: string;
 	    problem: string;
 	}
+	export interface ResolveResult {
+	    committed?: string;
+	    conflicts: string[];
+	    clean?: boolean;
+	    head?: string;
+	    resumed?: boolean;
+	    instruction?: string;
+	    agent?: store.Record;
+	}
 	export interface Settings {
 	    watchdogIntervalSec: number;
 	    staleCheckIntervalSec: number;
@@ -284,6 +369,16 @@ export namespace supervisor {
 
 export namespace workspace {
 	
+	export interface Change {
+	    path: string;
+	    status: string;
+	}
+	export interface ConflictError {
+	    branch: string;
+	    base: string;
+	    files: string[];
+	    committed?: string;
+	}
 	export interface Line {
 	    op: string;
 	    text: string;
@@ -303,6 +398,8 @@ export namespace workspace {
 	    added: number;
 	    deleted: number;
 	    binary?: boolean;
+	    mode?: string;
+	    note?: string;
 	    hunks: Hunk[];
 	}
 	export interface Diff {
@@ -316,12 +413,36 @@ export namespace workspace {
 	
 	
 	
+	export interface MergePlan {
+	    branch: string;
+	    base: string;
+	    repo: string;
+	    ahead: number;
+	    behind: number;
+	    uncommitted: Change[];
+	    message: string;
+	    identity?: string;
+	    merging: boolean;
+	    conflicts?: string[];
+	    upToDate: boolean;
+	    blocked?: string;
+	}
+	export interface MergeResult {
+	    committed?: string;
+	    merged: boolean;
+	    upToDate?: boolean;
+	    fastForward?: boolean;
+	    head?: string;
+	    conflict?: ConflictError;
+	}
 	export interface Status {
 	    branch: string;
 	    base: string;
 	    ahead: number;
 	    behind: number;
 	    dirty: boolean;
+	    merging?: boolean;
+	    conflicts?: string[];
 	    problem?: string;
 	}
 	export interface Workspace {
@@ -331,11 +452,16 @@ export namespace workspace {
 	    path?: string;
 	    branch?: string;
 	    baseCommit?: string;
+	    gitDir?: string;
+	    commonDir?: string;
+	    repoGitDir?: string;
 	    problem?: string;
 	    warning?: string;
 	    ahead: number;
 	    behind: number;
 	    dirty: boolean;
+	    merging?: boolean;
+	    conflicts?: string[];
 	    // Go type: time
 	    checkedAt?: any;
 	}
