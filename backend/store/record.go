@@ -32,26 +32,26 @@ const DefaultGraceSec = 10
 
 // Record is the durable JSON of one agent (SPEC "The record").
 type Record struct {
-	ID         string            `json:"id"`
-	ProjectID  string            `json:"projectId"`
-	Name       string            `json:"name,omitempty"`
-	Command    string            `json:"command"`
-	Args       []string          `json:"args"`
-	Env        map[string]string `json:"env,omitempty"`
-	Cwd        string            `json:"cwd"`
-	Profile    string            `json:"profile"`
-	ResumeArgs []string          `json:"resumeArgs,omitempty"`
-	SessionID  string            `json:"sessionId,omitempty"`
+	ID                 string            `json:"id"`
+	ProjectID          string            `json:"projectId"`
+	Name               string            `json:"name,omitempty"`
+	Command            string            `json:"command"`
+	Args               []string          `json:"args"`
+	Env                map[string]string `json:"env,omitempty"`
+	Cwd                string            `json:"cwd"`
+	Profile            string            `json:"profile"`
+	ResumeArgs         []string          `json:"resumeArgs,omitempty"`
+	SessionID          string            `json:"sessionId,omitempty"`
+	CompletionPattern  string            `json:"completionPattern,omitempty"` // generic profile
+	ErrorPattern       string            `json:"errorPattern,omitempty"`      // generic profile
+	KeepAlive          bool              `json:"keepAlive"`
+	AutoStartOnRestore bool              `json:"autoStartOnRestore"`
+	TimeoutSec         int               `json:"timeoutSec"`
+	GraceSec           int               `json:"graceSec"`
 	// ResumePrompt is the prompt the agent's next resume brings, pending
 	// (queued) until it runs: an instruction from Shepherd (resolve the
 	// conflicts of a merge of its base). Cleared by that resume.
-	ResumePrompt       string `json:"resumePrompt,omitempty"`
-	CompletionPattern  string `json:"completionPattern,omitempty"` // generic profile
-	ErrorPattern       string `json:"errorPattern,omitempty"`      // generic profile
-	KeepAlive          bool   `json:"keepAlive"`
-	AutoStartOnRestore bool   `json:"autoStartOnRestore"`
-	TimeoutSec         int    `json:"timeoutSec"`
-	GraceSec           int    `json:"graceSec"`
+	ResumePrompt string `json:"resumePrompt,omitempty"`
 
 	Status     lifecycle.Status     `json:"status"`
 	ExitReason lifecycle.ExitReason `json:"exitReason,omitempty"`
