@@ -34,6 +34,7 @@ func run(t testing.TB, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
+	cmd.Env = userEnv()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
@@ -42,11 +43,23 @@ func run(t testing.TB, dir string, args ...string) string {
 	return strings.TrimSpace(out.String())
 }
 
+// userEnv is the environment without the GIT_* variables an attack test
+// sets for the engine (the test's own git is the user's, not the engine's).
+func userEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GIT_") || strings.HasPrefix(kv, "GIT_CONFIG_NOSYSTEM=") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
 // branchExists reports whether the repository at dir has the branch.
 func branchExists(t testing.TB, dir, name string) bool {
 	t.Helper()
 	cmd := exec.Command("git", "rev-parse", "--verify", "--quiet", "refs/heads/"+name)
-	cmd.Dir = dir
+	cmd.Dir, cmd.Env = dir, userEnv()
 	return cmd.Run() == nil
 }
 
@@ -54,7 +67,7 @@ func branchExists(t testing.TB, dir, name string) bool {
 func merging(t testing.TB, dir string) bool {
 	t.Helper()
 	cmd := exec.Command("git", "rev-parse", "--verify", "--quiet", "MERGE_HEAD")
-	cmd.Dir = dir
+	cmd.Dir, cmd.Env = dir, userEnv()
 	return cmd.Run() == nil
 }
 
