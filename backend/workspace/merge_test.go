@@ -221,9 +221,9 @@ func FuzzParseStatus(f *testing.F) {
 func TestHasMarkers(t *testing.T) {
 	for text, want := range map[string]bool{
 		"a\n<<<<<<< HEAD\nb\n=======\nc\n>>>>>>> main\n": true,
-		"title\n=======\n":                               false, // a heading underline is no marker
-		">>>>>>> left\n":                                 true,
-		"a <<<<<<< b\n":                                  false,
+		"title\n=======\n": false, // a heading underline is no marker
+		">>>>>>> left\n":   true,
+		"a <<<<<<< b\n":    false,
 	} {
 		if got := hasMarkers([]byte(text)); got != want {
 			t.Errorf("%q: %v", text, got)
