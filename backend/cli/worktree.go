@@ -334,8 +334,8 @@ func setupResolve(fs *flag.FlagSet) runFunc {
 			return nil
 		}
 		how := "resumed"
-		if res.Agent != nil && res.Agent.Status == "queued" {
-			how = fmt.Sprintf("queued (position %d)", res.Agent.QueuePosition)
+		if res.Status == "queued" {
+			how = fmt.Sprintf("queued (position %d)", res.QueuePosition)
 		}
 		fmt.Fprintf(e.stdout, "Asked %s to resolve the conflicts in %s (%s).\nWhen it is done, `shepherd merge %s %s` commits the resolution and merges.\n",
 			pos[1], strings.Join(res.Conflicts, ", "), how, pos[0], pos[1])

@@ -25,10 +25,11 @@ import (
 type ResolveResult struct {
 	workspace.BaseMerge
 	// Instruction is the prompt the agent resumes with ("" when there was
-	// nothing to resolve: Clean); Agent, its record after (resumed or
-	// queued).
-	Instruction string        `json:"instruction,omitempty"`
-	Agent       *store.Record `json:"agent,omitempty"`
+	// nothing to resolve: Clean); Status, the agent's after (resumed, or
+	// queued at QueuePosition).
+	Instruction   string           `json:"instruction,omitempty"`
+	Status        lifecycle.Status `json:"status,omitempty"`
+	QueuePosition int              `json:"queuePosition,omitempty"`
 }
 
 // worktreeOf is a's workspace, and an error when it has none or is live
@@ -160,7 +161,7 @@ func (e *Engine) AskToResolve(ctx context.Context, projectID, agentID, message s
 	if bm.Clean {
 		e.appendEvent(projectID, store.Event{Time: e.clock.Now().UTC(), Event: "worktree:base-merged", AgentID: agentID,
 			Data: map[string]any{"branch": w.Branch, "base": w.Base, "head": bm.Head}})
-		res.Agent = e.snapshot(a)
+		res.Status = a.rec.Status
 		return res, nil
 	}
 	if len(bm.Conflicts) == 0 {
@@ -177,7 +178,8 @@ func (e *Engine) AskToResolve(ctx context.Context, projectID, agentID, message s
 		_ = e.update(a, func(r *store.Record) { r.ResumePrompt = "" })
 		return res, err
 	}
-	res.Agent = e.snapshot(a)
+	snap := e.snapshot(a)
+	res.Status, res.QueuePosition = snap.Status, snap.QueuePosition
 	return res, nil
 }
 

@@ -95,7 +95,7 @@ func TestAskToResolveResumesTheAgentWithTheConflicts(t *testing.T) {
 	conflictSetup(t, h, repo, "fixer")
 
 	res, err := h.e.AskToResolve(context.Background(), h.project.ID, "fixer", "")
-	if err != nil || !slices.Equal(res.Conflicts, []string{"shared.txt"}) || res.Clean || !strings.Contains(res.Instruction, "conflict: shared.txt") || res.Agent == nil {
+	if err != nil || !slices.Equal(res.Conflicts, []string{"shared.txt"}) || res.Clean || !strings.Contains(res.Instruction, "conflict: shared.txt") || res.Status == "" {
 		t.Fatalf("ask: %+v, %v", res, err)
 	}
 	h.waitStatus("fixer", lifecycle.Completed, 10*time.Second)

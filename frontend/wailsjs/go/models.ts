@@ -11,13 +11,13 @@ export namespace app {
 	    profile: string;
 	    resumeArgs?: string[];
 	    sessionId?: string;
-	    resumePrompt?: string;
 	    completionPattern?: string;
 	    errorPattern?: string;
 	    keepAlive: boolean;
 	    autoStartOnRestore: boolean;
 	    timeoutSec: number;
 	    graceSec: number;
+	    resumePrompt?: string;
 	    status: string;
 	    exitReason?: string;
 	    exitCode?: number;
@@ -202,81 +202,6 @@ export namespace store {
 	    // Go type: time
 	    sampledAt: any;
 	}
-	export interface Record {
-	    id: string;
-	    projectId: string;
-	    name?: string;
-	    command: string;
-	    args: string[];
-	    env?: Record<string, string>;
-	    cwd: string;
-	    profile: string;
-	    resumeArgs?: string[];
-	    sessionId?: string;
-	    resumePrompt?: string;
-	    completionPattern?: string;
-	    errorPattern?: string;
-	    keepAlive: boolean;
-	    autoStartOnRestore: boolean;
-	    timeoutSec: number;
-	    graceSec: number;
-	    status: string;
-	    exitReason?: string;
-	    exitCode?: number;
-	    signal?: string;
-	    error?: string;
-	    pid?: number;
-	    processStartTime?: number;
-	    shimPid?: number;
-	    shimStartTime?: number;
-	    bootId?: string;
-	    previousStatus?: string;
-	    desired: string;
-	    attached: boolean;
-	    // Go type: time
-	    createdAt: any;
-	    // Go type: time
-	    startedAt?: any;
-	    // Go type: time
-	    stoppedAt?: any;
-	    // Go type: time
-	    lastActivityAt?: any;
-	    restartCount: number;
-	    restartFailureCount: number;
-	    // Go type: time
-	    nextRestartAt?: any;
-	    autoResumeCount: number;
-	    resumeCount: number;
-	    // Go type: time
-	    pausedAt?: any;
-	    pauseNote?: string;
-	    pausedWithProject?: boolean;
-	    queueSeq?: number;
-	    queuedAction?: string;
-	    queuedFrom?: string;
-	    staleCheck?: boolean;
-	    parent?: string;
-	    credentialHash?: string;
-	    stopWithParent?: boolean;
-	    sandbox?: sandbox.Grants;
-	    workspace?: workspace.Workspace;
-	    stale?: boolean;
-	    onStale?: string;
-	    // Go type: time
-	    acknowledgedAt?: any;
-	    logPath: string;
-	    activity?: Activity;
-	    queuePosition?: number;
-	    stats?: Stats;
-	    attention?: string;
-	    lastResult?: RunFigures;
-	    totals?: RunFigures;
-	    maxBudgetUsd?: number;
-	    maxTurns?: number;
-	    budgetPause?: string;
-	    budgetOnce?: boolean;
-	}
-	
 
 }
 
@@ -330,7 +255,8 @@ export namespace supervisor {
 	    head?: string;
 	    resumed?: boolean;
 	    instruction?: string;
-	    agent?: store.Record;
+	    status?: string;
+	    queuePosition?: number;
 	}
 	export interface Settings {
 	    watchdogIntervalSec: number;
