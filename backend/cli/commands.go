@@ -387,7 +387,7 @@ func setupCreate(fs *flag.FlagSet) runFunc {
 	fs.Var(&envs, "env", "environment variable K=V (repeatable)")
 	fs.Var(&timeout, "timeout", "stop it after SEC seconds (0: never)")
 	fs.Var(&grace, "grace", "seconds between SIGTERM and SIGKILL when stopping (default 10)")
-	fs.Var(&resumeArg, "resume-arg", "one argument of the resume command line, may hold {sessionId} (repeatable)")
+	fs.Var(&resumeArg, "resume-arg", "one argument of the resume command line, may hold {sessionId} and {prompt} (repeatable)")
 	fs.StringVar(&resumeArgs, "resume-args", "", "the resume arguments as one shell-quoted string")
 	fs.Var(&staleCheck, "stale-check", "check it for silence: silent past the project's threshold with no CPU use (default: on)")
 	onStale := fs.String("on-stale", "", "what a silent agent gets: flag (Needs you, left running), restart, or resume (default: resume for Claude and Codex, flag for any other command)")

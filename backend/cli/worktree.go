@@ -267,7 +267,7 @@ func printMergePlan(w io.Writer, p *workspace.MergePlan) {
 		tw.Flush()
 		fmt.Fprintf(w, "with the message (-m to change it):\n")
 		for _, l := range strings.Split(strings.TrimRight(p.Message, "\n"), "\n") {
-			fmt.Fprintf(w, "  | %s\n", l)
+			fmt.Fprintln(w, strings.TrimRight("  | "+l, " "))
 		}
 	}
 	switch {

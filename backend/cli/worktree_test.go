@@ -92,6 +92,55 @@ func TestWorktreeCLI(t *testing.T) {
 	fails(t, 1, "does not run in a worktree", "diff", "repo", "claude2")
 }
 
+// A merge from the CLI: what is committed first (--plan), a conflict with
+// its two ways out, the agent asked to resolve, and its resolution merged.
+func TestMergeAndResolveCLI(t *testing.T) {
+	p := isolate(t)
+	repo := gitRepo(t)
+	serve(t, p)
+	ok(t, "add-project", repo, "--name", "repo")
+	ok(t, "create", "repo", "fix", "--worktree", "--resume-arg", "-c",
+		"--resume-arg", `echo "asked: $1"; echo resolved > a.txt`, "--resume-arg", "sh", "--resume-arg", "{prompt}",
+		"--", "sh", "-c", `echo agent > a.txt && echo draft > notes.md`)
+	ok(t, "start", "repo", "fix")
+	waitStatus(t, "repo", "fix", "completed")
+	plan := ok(t, "merge", "repo", "fix", "--plan")
+	for _, want := range []string{"Merge shepherd/fix into main", "Committed first, as The User <user@example.com>:", "modified   a.txt",
+		"untracked  notes.md", "| Work of agent fix"} {
+		if !strings.Contains(plan, want) {
+			t.Fatalf("plan lacks %q:\n%s", want, plan)
+		}
+	}
+	os.WriteFile(filepath.Join(repo, "a.txt"), []byte("user\n"), 0o644)
+	gitOut(t, repo, "commit", "-qam", "the user's edit")
+	r := fails(t, 1, "conflicts: not merged (nothing was lost)", "merge", "repo", "fix", "-m", "the agent's work")
+	for _, want := range []string{"conflicts in: a.txt", "nothing is lost", "committed on shepherd/fix as",
+		"cd " + repo + " && git merge shepherd/fix", "shepherd resolve repo fix"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Fatalf("conflict output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if got := gitOut(t, repo, "show", "main:a.txt"); got != "user" {
+		t.Fatalf("main changed: %q", got)
+	}
+	out := ok(t, "resolve", "repo", "fix")
+	if !strings.Contains(out, "Asked fix to resolve the conflicts in a.txt") {
+		t.Fatalf("resolve: %q", out)
+	}
+	waitStatus(t, "repo", "fix", "completed")
+	if b, _ := os.ReadFile(record(t, "repo", "fix").LogPath); !strings.Contains(string(b), "asked: Shepherd is merging the base branch main") {
+		t.Fatalf("the agent was not given the instruction:\n%s", b)
+	}
+	out = ok(t, "merge", "repo", "fix")
+	if !strings.Contains(out, "Merged fix into its base (fast-forward") {
+		t.Fatalf("merge: %q", out)
+	}
+	if got := gitOut(t, repo, "show", "main:a.txt"); got != "resolved" {
+		t.Fatalf("main has %q", got)
+	}
+	fails(t, 2, "-m does not go with --plan", "merge", "repo", "fix", "--plan", "-m", "x")
+}
+
 func gitOut(t *testing.T, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", args...)

@@ -31,6 +31,7 @@ type worktreeWatch struct {
 	watches []*filewatch.Watch
 	timer   clockwork.Timer
 	stopped bool
+	unhook  func() bool // the stop with the agent's life, undone when stopped before
 }
 
 // worktreeFiles are the git files whose change means a's worktree status
@@ -89,7 +90,14 @@ func (e *Engine) watchWorktree(a *agent) {
 		ww.watches = append(ww.watches, x)
 		ww.mu.Unlock()
 	}
-	context.AfterFunc(a.life, ww.stop)
+	unhook := context.AfterFunc(a.life, ww.stop)
+	ww.mu.Lock()
+	ww.unhook = unhook
+	stopped := ww.stopped
+	ww.mu.Unlock()
+	if stopped {
+		unhook()
+	}
 }
 
 // worktreeChanged schedules a look at the worktree once changes settle.
@@ -118,7 +126,11 @@ func (ww *worktreeWatch) stop() {
 	if ww.timer != nil {
 		ww.timer.Stop()
 	}
+	unhook := ww.unhook
 	ww.mu.Unlock()
+	if unhook != nil {
+		unhook()
+	}
 	for _, x := range ws {
 		x.Stop()
 	}

@@ -112,6 +112,7 @@ export function RemoveWorktreeDialog({agent, onRemoved, onClose}: {agent: Agent;
               ))}
             </fieldset>
             {end === 'merge' && plan.data && <MergePlanView plan={plan.data} message={message} onMessage={setEdited}/>}
+            {end === 'merge' && plan.data?.upToDate && <p className="muted">Nothing to merge: {base} has all of {branch}.</p>}
             {end === 'merge' && blocked && <p className="field-error" role="alert">{blocked}</p>}
             {end === 'merge' && plan.error && <p className="field-error">Cannot look at the merge: {errorMessage(plan.error)}</p>}
             {asksToLose && (

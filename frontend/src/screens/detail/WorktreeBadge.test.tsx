@@ -13,6 +13,6 @@ describe('WorktreeBadge', () => {
     expect(screen.getByRole('button').textContent).toContain('merging main: 2 conflicts')
     expect(screen.getByRole('button').title).toContain('conflicts left in a.go, b.go')
     rerender(<WorktreeBadge agent={wt({ahead: 2, behind: 1, merging: true, conflicts: []})}/>)
-    expect(screen.getByRole('button').textContent).toContain('merging main: resolved')
+    expect(screen.getByRole('button').textContent).toBe('⎇ shepherd/featmerging main: resolved, merge to commit')
   })
 })
