@@ -66,8 +66,8 @@ func (e *Engine) WorktreeMergePlan(ctx context.Context, projectID, agentID strin
 	if err != nil {
 		return plan, worktreeErr(agentID, err)
 	}
-	if live && plan.Blocked == "" {
-		plan.Blocked = fmt.Sprintf("agent '%s' is %s: stop it or wait for its run to end before merging", agentID, status)
+	if live {
+		plan.Running = fmt.Sprintf("agent '%s' is %s: stop it or wait for its run to end before merging", agentID, status)
 	}
 	return plan, nil
 }

@@ -57,7 +57,7 @@ func TestMergeWorktreeTakesUncommittedWork(t *testing.T) {
 	h.waitStatus("live", lifecycle.Running, 5*time.Second)
 	_, err = h.e.MergeWorktree(ctx, h.project.ID, "live", "")
 	wantKind(t, err, ErrIsRunning, "stop it or wait for its run to end")
-	if plan, _ := h.e.WorktreeMergePlan(ctx, h.project.ID, "live"); !strings.Contains(plan.Blocked, "is running") {
+	if plan, _ := h.e.WorktreeMergePlan(ctx, h.project.ID, "live"); !strings.Contains(plan.Running, "is running") || plan.Blocked != "" {
 		t.Fatalf("plan of a live agent: %+v", plan)
 	}
 	_, err = h.e.AskToResolve(ctx, h.project.ID, "live", "")
@@ -205,5 +205,45 @@ func TestWorktreeWatchSeesCommitsAndBaseMoves(t *testing.T) {
 	h.rec.mu.Unlock()
 	if !pushed {
 		t.Fatal("no agent:worktree pushed")
+	}
+}
+
+// A record made before the git dirs were kept gets them at load from the
+// repository's own registration — not from the worktree's .git file, which
+// its agent may have rewritten — and writes them down.
+func TestWorktreeOldRecordPinnedAtLoad(t *testing.T) {
+	h, _ := gitHarness(t)
+	r := h.create(worktreeSpec("old", "true"))
+	want := *r.Workspace
+	if want.GitDir == "" || want.CommonDir == "" {
+		t.Fatalf("made without its git dirs: %+v", want)
+	}
+	h.e.Close()
+	path := filepath.Join(h.e.Store().AgentDir(h.project.ID, "old"), "record.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw map[string]any
+	json.Unmarshal(b, &raw)
+	ws := raw["workspace"].(map[string]any)
+	delete(ws, "gitDir")
+	delete(ws, "commonDir")
+	delete(ws, "repoGitDir")
+	b, _ = json.Marshal(raw)
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(want.Path, ".git"), []byte("gitdir: /somewhere/the/agent/built\n"), 0o644)
+	h.e = h.engine()
+	if _, err := h.e.SelectProject(context.Background(), h.project.ID); err != nil {
+		t.Fatal(err)
+	}
+	got := h.diskRecord("old").Workspace
+	if got.GitDir != want.GitDir || got.CommonDir != want.CommonDir || got.RepoGitDir != want.RepoGitDir || got.Problem != "" {
+		t.Fatalf("at load: %+v, want the git dirs of %+v", got, want)
+	}
+	if v, err := h.e.RefreshWorktree(context.Background(), h.project.ID, "old"); err != nil || v.Status.Problem != "" {
+		t.Fatalf("refresh %+v, %v", v, err)
 	}
 }

@@ -389,6 +389,9 @@ type MergePlan struct {
 	UpToDate bool `json:"upToDate"`
 	// Blocked says why the merge cannot happen now ("" when it can).
 	Blocked string `json:"blocked,omitempty"`
+	// Running is set by the engine when the agent runs now: it merges once
+	// the run has ended (a remove stops it first).
+	Running string `json:"running,omitempty"`
 }
 
 // PlanMerge says what Merge would do now.

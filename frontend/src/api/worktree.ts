@@ -111,6 +111,8 @@ export interface MergePlan {
   upToDate: boolean
   /** Why it cannot merge now. */
   blocked?: string
+  /** The agent runs now: it merges once its run has ended (a remove stops it first). */
+  running?: string
 }
 
 /** A merge into the base that conflicted: aborted, nothing lost. */

@@ -352,6 +352,7 @@ export namespace workspace {
 	    conflicts?: string[];
 	    upToDate: boolean;
 	    blocked?: string;
+	    running?: string;
 	}
 	export interface MergeResult {
 	    committed?: string;

@@ -76,7 +76,7 @@ export function MergeDialog({agent, onClose}: {agent: Agent; onClose: () => void
     toast(`${agent.id}'s work stays on ${conflict?.branch}`, {description: `Merge it by hand in ${p?.repo ?? 'the project'}: git merge ${conflict?.branch}`})
     onClose()
   }
-  const blocked = p?.blocked
+  const blocked = p?.blocked || p?.running
   return (
     <Dialog title={`Merge ${agent.id} into ${base}`} onClose={onClose} wide>
       <div className="dialog-body">

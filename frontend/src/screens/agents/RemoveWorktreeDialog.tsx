@@ -44,8 +44,8 @@ export function RemoveWorktreeDialog({agent, onRemoved, onClose}: {agent: Agent;
   const dirty = !!st?.dirty || dirtyNow
   const vanished = st?.problem || w.problem
   const message = edited ?? plan.data?.message ?? ''
-  // A live agent's plan says it is running: removing stops it first.
-  const blocked = live ? '' : plan.data?.blocked
+  // A live agent is stopped first: only what else stands in the way counts.
+  const blocked = plan.data?.blocked
   const removeAs = async (how: WorktreeEnd) => {
     await api.worktree.remove(agent.projectId, agent.id, {force: live, deleteLog, end: how, discardChanges: how !== 'merge' && loseChanges})
     qc.setQueryData<Agent[]>(keys.agents(agent.projectId), (old) => old?.filter((a) => a.id !== agent.id))
