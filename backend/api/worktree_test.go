@@ -19,7 +19,37 @@ var _ api.Worktrees = (*supervisor.Engine)(nil)
 // answers a canned diff.
 type wtFake struct {
 	*fakeEngine
-	opts supervisor.RemoveOptions
+	opts    supervisor.RemoveOptions
+	message string // of the last merge or resolve
+}
+
+func (f *wtFake) WorktreeMergePlan(ctx context.Context, p, a string) (workspace.MergePlan, error) {
+	if err := f.call("WorktreeMergePlan"); err != nil {
+		return workspace.MergePlan{}, err
+	}
+	return workspace.MergePlan{Branch: "shepherd/" + a, Base: "main", Uncommitted: []workspace.Change{{Path: "notes.md", Status: "untracked"}},
+		Message: "Work of agent " + a, Identity: "The User <user@example.com>"}, nil
+}
+
+func (f *wtFake) MergeWorktree(ctx context.Context, p, a, message string) (workspace.MergeResult, error) {
+	if err := f.call("MergeWorktree"); err != nil {
+		return workspace.MergeResult{}, err
+	}
+	f.mu.Lock()
+	f.message = message
+	f.mu.Unlock()
+	return workspace.MergeResult{Committed: "c0ffee", Conflict: &workspace.ConflictError{Branch: "shepherd/" + a, Base: "main",
+		Files: []string{"a.go"}, Committed: "c0ffee"}}, nil
+}
+
+func (f *wtFake) AskToResolve(ctx context.Context, p, a, message string) (supervisor.ResolveResult, error) {
+	if err := f.call("AskToResolve"); err != nil {
+		return supervisor.ResolveResult{}, err
+	}
+	f.mu.Lock()
+	f.message = message
+	f.mu.Unlock()
+	return supervisor.ResolveResult{BaseMerge: workspace.BaseMerge{Conflicts: []string{"a.go"}}, Instruction: "resolve a.go"}, nil
 }
 
 func (f *wtFake) Remove(ctx context.Context, p, a string, o supervisor.RemoveOptions) error {
@@ -66,7 +96,35 @@ func TestWorktreeEndpoints(t *testing.T) {
 	if w.Code != 200 || f.opts != (supervisor.RemoveOptions{Force: true, Worktree: "merge", DiscardChanges: true}) {
 		t.Fatalf("remove: %d %s, options %+v", w.Code, w.Body, f.opts)
 	}
-	for _, bad := range []string{"worktree=trash", "discardChanges=maybe"} {
+	w = do(t, h, "DELETE", "/v1/projects/p1/agents/a1?worktree=merge&message=done+by+a1", "")
+	if w.Code != 200 || f.opts != (supervisor.RemoveOptions{Worktree: "merge", Message: "done by a1"}) {
+		t.Fatalf("remove with a message: %d %s, options %+v", w.Code, w.Body, f.opts)
+	}
+	// The plan, the merge (a conflict is an answer: 200, merged false) and
+	// the request to resolve.
+	var plan workspace.MergePlan
+	mustJSON(t, do(t, h, "GET", "/v1/projects/p1/agents/a1/worktree/merge", ""), 200, &plan)
+	if len(plan.Uncommitted) != 1 || plan.Identity != "The User <user@example.com>" {
+		t.Fatalf("plan %+v", plan)
+	}
+	var res workspace.MergeResult
+	mustJSON(t, do(t, h, "POST", "/v1/projects/p1/agents/a1/worktree/merge", `{"message":"mine"}`), 200, &res)
+	if res.Merged || res.Conflict == nil || res.Conflict.Files[0] != "a.go" || f.message != "mine" {
+		t.Fatalf("merge %+v, message %q", res, f.message)
+	}
+	mustJSON(t, do(t, h, "POST", "/v1/projects/p1/agents/a1/worktree/merge", ""), 200, &res) // no body: the default message
+	if f.message != "" {
+		t.Fatalf("merge without a body: message %q", f.message)
+	}
+	var rr supervisor.ResolveResult
+	mustJSON(t, do(t, h, "POST", "/v1/projects/p1/agents/a1/worktree/resolve", `{}`), 200, &rr)
+	if rr.Instruction != "resolve a.go" || rr.Conflicts[0] != "a.go" {
+		t.Fatalf("resolve %+v", rr)
+	}
+	if w := do(t, h, "POST", "/v1/projects/p1/agents/a1/worktree/merge", `{"msg":"typo"}`); w.Code != 400 {
+		t.Fatalf("unknown field: %d %s", w.Code, w.Body)
+	}
+	for _, bad := range []string{"worktree=trash", "discardChanges=maybe", "worktree=keep&message=x"} {
 		if w := do(t, h, "DELETE", "/v1/projects/p1/agents/a1?"+bad, ""); w.Code != 400 || errorBody(t, w).Error != "ValidationError" {
 			t.Fatalf("%s: %d %s", bad, w.Code, w.Body)
 		}
@@ -99,6 +157,20 @@ func TestRemoteWorktrees(t *testing.T) {
 	}
 	if _, err := r.RefreshWorktree(context.Background(), "p1", "a1"); !errorsIs(err, supervisor.ErrMergeConflict) {
 		t.Fatalf("refresh: %v", err)
+	}
+	f.err = nil
+	if res, err := r.MergeWorktree(context.Background(), "p1", "a1", "by hand"); err != nil || res.Conflict == nil || f.message != "by hand" {
+		t.Fatalf("merge %+v, %v (message %q)", res, err, f.message)
+	}
+	if p, err := r.WorktreeMergePlan(context.Background(), "p1", "a1"); err != nil || p.Uncommitted[0].Path != "notes.md" {
+		t.Fatalf("plan %+v, %v", p, err)
+	}
+	if rr, err := r.AskToResolve(context.Background(), "p1", "a1", "m"); err != nil || rr.Instruction == "" || f.message != "m" {
+		t.Fatalf("resolve %+v, %v", rr, err)
+	}
+	f.err = &supervisor.Error{Kind: supervisor.ErrNotResumable, Message: "cannot be given an instruction"}
+	if _, err := r.AskToResolve(context.Background(), "p1", "a1", ""); !errorsIs(err, supervisor.ErrNotResumable) {
+		t.Fatalf("resolve refused: %v", err)
 	}
 }
 

@@ -44,8 +44,12 @@ func init() {
 			minPos: 1, maxPos: 1, setup: setupSettings},
 		{name: "stop", args: "P A [--grace SEC]", summary: "stop an agent: SIGTERM to its process group, SIGKILL after the grace",
 			minPos: 2, maxPos: 2, setup: setupStop},
-		{name: "rm", args: "P A [--force] [--delete-log] [--keep|--merge|--discard]", summary: "remove an agent (--force: stop it first; a worktree: keep, merge or discard)",
+		{name: "rm", args: "P A [--force] [--delete-log] [--keep|--merge [-m MSG]|--discard]", summary: "remove an agent (--force: stop it first; a worktree: keep, merge or discard)",
 			minPos: 2, maxPos: 2, setup: setupRemove},
+		{name: "merge", args: "P A [-m MSG] [--plan]", summary: "merge a worktree agent's work into its base: what is not committed is committed first (-m: its message), then its branch merged; the agent stays",
+			minPos: 2, maxPos: 2, setup: setupMerge},
+		{name: "resolve", args: "P A [-m MSG]", summary: "after a merge conflict: ask a worktree agent to merge its base and resolve the conflicts (it resumes with that instruction)",
+			minPos: 2, maxPos: 2, setup: setupResolve},
 		{name: "diff", args: "P A [--patch]", summary: "a worktree agent's changes against its base",
 			minPos: 2, maxPos: 2, setup: setupDiff},
 		{name: "stop-all", args: "P", summary: "stop every running agent of a project", minPos: 1, maxPos: 1, run: cmdStopAll},
@@ -383,7 +387,7 @@ func setupCreate(fs *flag.FlagSet) runFunc {
 	fs.Var(&envs, "env", "environment variable K=V (repeatable)")
 	fs.Var(&timeout, "timeout", "stop it after SEC seconds (0: never)")
 	fs.Var(&grace, "grace", "seconds between SIGTERM and SIGKILL when stopping (default 10)")
-	fs.Var(&resumeArg, "resume-arg", "one argument of the resume command line, may hold {sessionId} (repeatable)")
+	fs.Var(&resumeArg, "resume-arg", "one argument of the resume command line, may hold {sessionId} and {prompt} (repeatable)")
 	fs.StringVar(&resumeArgs, "resume-args", "", "the resume arguments as one shell-quoted string")
 	fs.Var(&staleCheck, "stale-check", "check it for silence: silent past the project's threshold with no CPU use (default: on)")
 	onStale := fs.String("on-stale", "", "what a silent agent gets: flag (Needs you, left running), restart, or resume (default: resume for Claude and Codex, flag for any other command)")

@@ -151,14 +151,16 @@ func printDiff(w io.Writer, agent string, d *workspace.Diff, patch bool) {
 // removeFlags are rm's choice for a worktree agent's worktree.
 type removeFlags struct {
 	keep, merge, discard, discardChanges *bool
+	message                              *string
 }
 
 func addRemoveFlags(fs *flag.FlagSet) removeFlags {
 	return removeFlags{
 		keep:           fs.Bool("keep", false, "worktree: remove it, keep its branch (default)"),
-		merge:          fs.Bool("merge", false, "worktree: merge its branch into the base"),
+		merge:          fs.Bool("merge", false, "worktree: commit its uncommitted work, merge its branch into the base"),
 		discard:        fs.Bool("discard", false, "worktree: remove it and delete its branch"),
-		discardChanges: fs.Bool("discard-changes", false, "worktree: let uncommitted changes go"),
+		discardChanges: fs.Bool("discard-changes", false, "worktree: let uncommitted changes go (keep, discard)"),
+		message:        fs.String("m", "", "with --merge: the message of the commit of its uncommitted work"),
 	}
 }
 
@@ -176,6 +178,12 @@ func (f removeFlags) query(q url.Values) error {
 	}
 	if *f.discardChanges {
 		q.Set("discardChanges", "true")
+	}
+	if *f.message != "" {
+		if !*f.merge {
+			return usagef("-m goes with --merge")
+		}
+		q.Set("message", *f.message)
 	}
 	return nil
 }
@@ -202,5 +210,135 @@ func printWorktreeMade(w io.Writer, r *store.Record) {
 		if ws.Warning != "" {
 			fmt.Fprintf(w, "  warning: %s\n", ws.Warning)
 		}
+	}
+}
+
+func setupMerge(fs *flag.FlagSet) runFunc {
+	message := fs.String("m", "", "the message of the commit of its uncommitted work (default: one naming the agent and the files)")
+	plan := fs.Bool("plan", false, "only show what would be committed and merged")
+	return func(e *env, pos, _ []string) error {
+		id, err := e.resolveProject(pos[0])
+		if err != nil {
+			return err
+		}
+		if *plan {
+			if *message != "" {
+				return usagef("-m does not go with --plan")
+			}
+			var p workspace.MergePlan
+			if human, err := e.fetch(http.MethodGet, agentURL(id, pos[1], "worktree", "merge"), nil, &p); !human {
+				return err
+			}
+			printMergePlan(e.stdout, &p)
+			return nil
+		}
+		var res workspace.MergeResult
+		human, err := e.fetch(http.MethodPost, agentURL(id, pos[1], "worktree", "merge"), api.MergeRequest{Message: *message}, &res)
+		if err != nil {
+			return err
+		}
+		if res.Conflict != nil {
+			if human {
+				printConflict(e.stdout, pos[0], pos[1], e.projectPath(id), res.Conflict)
+			}
+			return fmt.Errorf("merging %s into %s conflicts: not merged (nothing was lost)", res.Conflict.Branch, res.Conflict.Base)
+		}
+		if human {
+			printMerged(e.stdout, pos[1], &res)
+		}
+		return nil
+	}
+}
+
+func printMergePlan(w io.Writer, p *workspace.MergePlan) {
+	fmt.Fprintf(w, "Merge %s into %s in %s (%d ahead, %d behind)\n", p.Branch, p.Base, p.Repo, p.Ahead, p.Behind)
+	switch {
+	case p.Merging && len(p.Conflicts) > 0:
+		fmt.Fprintf(w, "The merge of %s into the branch is under way; still in conflict: %s\n", p.Base, strings.Join(p.Conflicts, ", "))
+	case p.Merging:
+		fmt.Fprintf(w, "The merge of %s into the branch is resolved: it is committed first.\n", p.Base)
+	}
+	if len(p.Uncommitted) > 0 {
+		fmt.Fprintf(w, "Committed first, as %s:\n", p.Identity)
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		for _, c := range p.Uncommitted {
+			fmt.Fprintf(tw, "  %s\t%s\n", c.Status, c.Path)
+		}
+		tw.Flush()
+		fmt.Fprintf(w, "with the message (-m to change it):\n")
+		for _, l := range strings.Split(strings.TrimRight(p.Message, "\n"), "\n") {
+			fmt.Fprintln(w, strings.TrimRight("  | "+l, " "))
+		}
+	}
+	switch {
+	case p.Blocked != "":
+		fmt.Fprintf(w, "It cannot merge now: %s\n", p.Blocked)
+	case p.UpToDate:
+		fmt.Fprintf(w, "Nothing to merge: %s has all of %s.\n", p.Base, p.Branch)
+	}
+}
+
+func printMerged(w io.Writer, agent string, res *workspace.MergeResult) {
+	if res.Committed != "" {
+		fmt.Fprintf(w, "Committed %s's uncommitted work as %s.\n", agent, shortID(res.Committed))
+	}
+	switch {
+	case res.UpToDate:
+		fmt.Fprintf(w, "Nothing to merge: the base already has %s's work.\n", agent)
+	case res.FastForward:
+		fmt.Fprintf(w, "Merged %s into its base (fast-forward to %s).\n", agent, shortID(res.Head))
+	default:
+		fmt.Fprintf(w, "Merged %s into its base (merge commit %s).\n", agent, shortID(res.Head))
+	}
+}
+
+// printConflict says what conflicted and the two ways out.
+func printConflict(w io.Writer, project, agent, repo string, c *workspace.ConflictError) {
+	fmt.Fprintf(w, "Merging %s into %s conflicts in: %s\n", c.Branch, c.Base, strings.Join(c.Files, ", "))
+	fmt.Fprintf(w, "The merge was aborted: nothing is lost, your checkout is as it was.\n")
+	if c.Committed != "" {
+		fmt.Fprintf(w, "The uncommitted work is committed on %s as %s.\n", c.Branch, shortID(c.Committed))
+	}
+	if repo == "" {
+		repo = "<the project>"
+	}
+	fmt.Fprintf(w, "Two ways out:\n")
+	fmt.Fprintf(w, "  keep the branch and resolve by hand:  cd %s && git merge %s\n", repo, c.Branch)
+	fmt.Fprintf(w, "  ask %s to merge %s and resolve:  shepherd resolve %s %s\n", agent, c.Base, project, agent)
+}
+
+func shortID(c string) string {
+	if len(c) > 10 {
+		return c[:10]
+	}
+	return c
+}
+
+func setupResolve(fs *flag.FlagSet) runFunc {
+	message := fs.String("m", "", "the message of the commit of its uncommitted work, made first")
+	return func(e *env, pos, _ []string) error {
+		id, err := e.resolveProject(pos[0])
+		if err != nil {
+			return err
+		}
+		var res supervisor.ResolveResult
+		if human, err := e.fetch(http.MethodPost, agentURL(id, pos[1], "worktree", "resolve"), api.MergeRequest{Message: *message}, &res); !human {
+			return err
+		}
+		if res.Committed != "" {
+			fmt.Fprintf(e.stdout, "Committed %s's uncommitted work as %s.\n", pos[1], shortID(res.Committed))
+		}
+		if res.Clean {
+			fmt.Fprintf(e.stdout, "The base merged into %s without a conflict (%s): nothing to resolve; merge it now with `shepherd merge %s %s`.\n",
+				pos[1], shortID(res.Head), pos[0], pos[1])
+			return nil
+		}
+		how := "resumed"
+		if res.Status == "queued" {
+			how = fmt.Sprintf("queued (position %d)", res.QueuePosition)
+		}
+		fmt.Fprintf(e.stdout, "Asked %s to resolve the conflicts in %s (%s).\nWhen it is done, `shepherd merge %s %s` commits the resolution and merges.\n",
+			pos[1], strings.Join(res.Conflicts, ", "), how, pos[0], pos[1])
+		return nil
 	}
 }

@@ -14,7 +14,11 @@ func gitRepo(t *testing.T) string {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}
-	for k, v := range map[string]string{"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.DevNull,
+	// The engine's git drops GIT_* variables: the user's identity is in
+	// their global config, in a home of the test's own.
+	home := t.TempDir()
+	os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[user]\n\tname = The User\n\temail = user@example.com\n"), 0o644)
+	for k, v := range map[string]string{"HOME": home, "GIT_CONFIG_NOSYSTEM": "1",
 		"GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "t@example.com"} {
 		t.Setenv(k, v)
 	}
@@ -69,19 +73,87 @@ func TestWorktreeCLI(t *testing.T) {
 			t.Fatalf("get never said %q: %q", want, out)
 		}
 	}
-	// b.txt is not committed: the merge asks (no terminal here: it fails).
-	fails(t, 1, "uncommitted changes", "rm", "repo", "edit", "--merge")
+	// b.txt is not committed: keeping or discarding the worktree asks (no
+	// terminal here: it fails); a merge takes it, committed first.
+	fails(t, 1, "uncommitted changes", "rm", "repo", "edit", "--keep")
 	fails(t, 2, "use one of --keep, --merge and --discard", "rm", "repo", "edit", "--merge", "--discard")
-	ok(t, "rm", "repo", "edit", "--merge", "--discard-changes")
+	fails(t, 2, "-m goes with --merge", "rm", "repo", "edit", "--keep", "-m", "x")
+	ok(t, "rm", "repo", "edit", "--merge", "-m", "the agent's draft")
 	if b, _ := os.ReadFile(filepath.Join(repo, "a.txt")); string(b) != "two\n" {
 		t.Fatalf("main checkout after merge: %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(repo, "b.txt")); string(b) != "wip\n" {
+		t.Fatalf("the uncommitted b.txt was not merged: %q", b)
+	}
+	if msg := gitOut(t, repo, "log", "-1", "--format=%s|%an <%ae>"); msg != "the agent's draft|The User <user@example.com>" {
+		t.Fatalf("the commit of the uncommitted work: %q", msg)
 	}
 	ok(t, "rm", "repo", "claude1", "--discard")
 	fails(t, 1, "does not run in a worktree", "diff", "repo", "claude2")
 }
 
+// A merge from the CLI: what is committed first (--plan), a conflict with
+// its two ways out, the agent asked to resolve, and its resolution merged.
+func TestMergeAndResolveCLI(t *testing.T) {
+	p := isolate(t)
+	repo := gitRepo(t)
+	serve(t, p)
+	ok(t, "add-project", repo, "--name", "repo")
+	ok(t, "create", "repo", "fix", "--worktree", "--resume-arg", "-c",
+		"--resume-arg", `echo "asked: $1"; echo resolved > a.txt`, "--resume-arg", "sh", "--resume-arg", "{prompt}",
+		"--", "sh", "-c", `echo agent > a.txt && echo draft > notes.md`)
+	ok(t, "start", "repo", "fix")
+	waitStatus(t, "repo", "fix", "completed")
+	plan := ok(t, "merge", "repo", "fix", "--plan")
+	for _, want := range []string{"Merge shepherd/fix into main", "Committed first, as The User <user@example.com>:", "modified   a.txt",
+		"untracked  notes.md", "| Work of agent fix"} {
+		if !strings.Contains(plan, want) {
+			t.Fatalf("plan lacks %q:\n%s", want, plan)
+		}
+	}
+	os.WriteFile(filepath.Join(repo, "a.txt"), []byte("user\n"), 0o644)
+	gitOut(t, repo, "commit", "-qam", "the user's edit")
+	r := fails(t, 1, "conflicts: not merged (nothing was lost)", "merge", "repo", "fix", "-m", "the agent's work")
+	for _, want := range []string{"conflicts in: a.txt", "nothing is lost", "committed on shepherd/fix as",
+		"cd " + repo + " && git merge shepherd/fix", "shepherd resolve repo fix"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Fatalf("conflict output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if got := gitOut(t, repo, "show", "main:a.txt"); got != "user" {
+		t.Fatalf("main changed: %q", got)
+	}
+	out := ok(t, "resolve", "repo", "fix")
+	if !strings.Contains(out, "Asked fix to resolve the conflicts in a.txt") {
+		t.Fatalf("resolve: %q", out)
+	}
+	waitStatus(t, "repo", "fix", "completed")
+	if b, _ := os.ReadFile(record(t, "repo", "fix").LogPath); !strings.Contains(string(b), "asked: Shepherd is merging the base branch main") {
+		t.Fatalf("the agent was not given the instruction:\n%s", b)
+	}
+	out = ok(t, "merge", "repo", "fix")
+	if !strings.Contains(out, "Merged fix into its base (fast-forward") {
+		t.Fatalf("merge: %q", out)
+	}
+	if got := gitOut(t, repo, "show", "main:a.txt"); got != "resolved" {
+		t.Fatalf("main has %q", got)
+	}
+	fails(t, 2, "-m does not go with --plan", "merge", "repo", "fix", "--plan", "-m", "x")
+}
+
+func gitOut(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
 func TestWorktreeHelpFits80Columns(t *testing.T) {
-	for _, c := range []string{"diff", "rm"} {
+	for _, c := range []string{"diff", "rm", "merge", "resolve"} {
 		for _, line := range strings.Split(ok(t, "help", c), "\n") {
 			if len([]rune(line)) > 80 && !strings.Contains(line, "--show-secrets") { // a global flag's, not theirs
 				t.Errorf("help %s: line of %d columns: %q", c, len([]rune(line)), line)

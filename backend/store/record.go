@@ -48,6 +48,10 @@ type Record struct {
 	AutoStartOnRestore bool              `json:"autoStartOnRestore"`
 	TimeoutSec         int               `json:"timeoutSec"`
 	GraceSec           int               `json:"graceSec"`
+	// ResumePrompt is the prompt the agent's next resume brings, pending
+	// (queued) until it runs: an instruction from Shepherd (resolve the
+	// conflicts of a merge of its base). Cleared by that resume.
+	ResumePrompt string `json:"resumePrompt,omitempty"`
 
 	Status     lifecycle.Status     `json:"status"`
 	ExitReason lifecycle.ExitReason `json:"exitReason,omitempty"`
@@ -252,6 +256,7 @@ func (r *Record) Clone() *Record {
 	if r.Workspace != nil {
 		w := *r.Workspace
 		w.CheckedAt = clonePtr(w.CheckedAt)
+		w.Conflicts = append([]string(nil), w.Conflicts...)
 		c.Workspace = &w
 	}
 	if r.Sandbox != nil {

@@ -82,6 +82,7 @@ type agent struct {
 	recovering   bool            // one recovery at a time
 	restartTimer clockwork.Timer // a pending keep-alive restart
 	restartGen   int             // tells a cancelled restart's late callback from the current one
+	wtWatch      *worktreeWatch  // with WatchFiles: its worktree's HEAD, index and refs (worktreewatch.go)
 }
 
 func (e *Engine) newAgent(p *project, rec *store.Record) *agent {

@@ -110,7 +110,7 @@ func (e *Engine) CreateAgent(projectID string, spec AgentSpec) (*store.Record, e
 	}
 	fail := func(err error) (*store.Record, error) {
 		if ws != nil { // made for this agent only: nothing of it is kept
-			if uerr := workspace.End(context.Background(), *ws, workspace.Discard, true); uerr != nil {
+			if uerr := workspace.End(context.Background(), *ws, workspace.Discard, true, ""); uerr != nil {
 				e.log.Warn().Err(uerr).Str("agent", spec.ID).Msg("cannot undo the worktree of a refused create")
 			}
 		}
@@ -136,7 +136,11 @@ func (e *Engine) CreateAgent(projectID string, spec AgentSpec) (*store.Record, e
 	if err := e.st.SaveRecord(rec); err != nil {
 		return fail(fmt.Errorf("write record of '%s': %w", spec.ID, err))
 	}
-	p.agents[spec.ID] = e.newAgent(p, rec)
+	a := e.newAgent(p, rec)
+	p.agents[spec.ID] = a
+	if ws != nil {
+		e.goTask(func() { e.watchWorktree(a) })
+	}
 	e.appendEvent(projectID, store.Event{Time: now, Event: "created", AgentID: spec.ID, To: string(lifecycle.NotStarted)})
 	e.log.Info().Str("project", projectID).Str("agent", spec.ID).Str("command", spec.Command).Msg("agent created")
 	snap := rec.Clone()

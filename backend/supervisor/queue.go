@@ -107,9 +107,9 @@ func (e *Engine) launch(a *agent, act string) error {
 func actionArgs(r *store.Record, act string) ([]string, func(*store.Record)) {
 	switch act {
 	case actResume:
-		return resumeArgs(r), func(n *store.Record) { n.ResumeCount++; n.AutoResumeCount = 0 }
+		return resumeArgs(r), func(n *store.Record) { n.ResumeCount++; n.AutoResumeCount = 0; n.ResumePrompt = "" }
 	case actAutoResume:
-		return resumeArgs(r), func(n *store.Record) { n.ResumeCount++; n.AutoResumeCount++ }
+		return resumeArgs(r), func(n *store.Record) { n.ResumeCount++; n.AutoResumeCount++; n.ResumePrompt = "" }
 	case actKeepAlive:
 		return r.Args, func(n *store.Record) { n.RestartCount++; n.NextRestartAt = nil }
 	case actUnpause:
@@ -117,6 +117,7 @@ func actionArgs(r *store.Record, act string) ([]string, func(*store.Record)) {
 			n.ResumeCount++
 			n.PausedAt, n.PauseNote, n.PausedWithProject = nil, "", false
 			n.BudgetPause = ""
+			n.ResumePrompt = ""
 		}
 		if resumable(r) {
 			return resumeArgs(r), clear
@@ -176,6 +177,7 @@ func (e *Engine) cancelQueued(a *agent, reason string) error {
 	err := e.applySteps(a, step{to: back, reason: reason, revert: true, mut: func(r *store.Record) {
 		r.QueueSeq, r.QueuedAction, r.QueuedFrom = 0, "", ""
 		r.Desired = lifecycle.DesiredStopped
+		r.ResumePrompt = "" // an instruction not given is not kept for a later resume
 	}})
 	if err == nil {
 		a.p.dequeue(a)

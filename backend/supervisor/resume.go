@@ -9,6 +9,14 @@ import (
 
 const sessionPlaceholder = "{sessionId}"
 
+// promptPlaceholder, in resume arguments, is where the prompt of a resume
+// goes: the instruction of a resume that brings one (resolve a merge's
+// conflicts, AskToResolve), else defaultResumePrompt.
+const (
+	promptPlaceholder   = "{prompt}"
+	defaultResumePrompt = "continue"
+)
+
 // resumable reports whether r can be resumed: it has resume arguments and,
 // when they name {sessionId}, a session id.
 func resumable(r *store.Record) bool {
@@ -24,13 +32,44 @@ func usesSession(args []string) bool {
 	return false
 }
 
-// resumeArgs fills the template with the record's session id.
+// resumeArgs fills the template with the record's session id and the
+// prompt of the resume: r.ResumePrompt when one is pending (an
+// instruction), in place of {prompt} — or, for a Claude Code or Codex
+// agent, whose resume arguments end with their prompt (the presets'), in
+// place of that last argument.
 func resumeArgs(r *store.Record) []string {
 	out := make([]string, len(r.ResumeArgs))
+	placeholder := false
+	prompt := r.ResumePrompt
+	if prompt == "" {
+		prompt = defaultResumePrompt
+	}
 	for i, a := range r.ResumeArgs {
-		out[i] = strings.ReplaceAll(a, sessionPlaceholder, r.SessionID)
+		placeholder = placeholder || strings.Contains(a, promptPlaceholder)
+		out[i] = strings.ReplaceAll(strings.ReplaceAll(a, sessionPlaceholder, r.SessionID), promptPlaceholder, prompt)
+	}
+	if !placeholder && r.ResumePrompt != "" && store.Structured(r.Profile) && len(out) > 0 {
+		if last := r.ResumeArgs[len(r.ResumeArgs)-1]; strings.Contains(last, sessionPlaceholder) {
+			out = append(out, r.ResumePrompt)
+		} else {
+			out[len(out)-1] = r.ResumePrompt
+		}
 	}
 	return out
+}
+
+// canInstruct reports whether a resume of r can bring an instruction: its
+// resume arguments have {prompt}, or it is a Claude Code or Codex agent.
+func canInstruct(r *store.Record) bool {
+	if store.Structured(r.Profile) && len(r.ResumeArgs) > 0 {
+		return true
+	}
+	for _, a := range r.ResumeArgs {
+		if strings.Contains(a, promptPlaceholder) {
+			return true
+		}
+	}
+	return false
 }
 
 // ResumeAgent runs the agent's command with its resume arguments (session

@@ -33,8 +33,11 @@ type RemoveOptions struct {
 	// default: the folder goes, the branch stays), merge or discard.
 	Worktree string
 	// DiscardChanges lets a worktree with uncommitted changes go (the user
-	// was asked); without it such a remove is refused with WorktreeDirty.
+	// was asked); without it a keep or discard of such a worktree is refused
+	// with WorktreeDirty. A merge takes them: they are committed first, with
+	// Message (empty: the default message).
 	DiscardChanges bool
+	Message        string
 }
 
 // WorktreeRoot is where agents' worktrees go: Config.WorktreeDir, else a
@@ -137,7 +140,7 @@ func (e *Engine) lookAt(ctx context.Context, w *workspace.Workspace) {
 		return
 	}
 	now := e.clock.Now().UTC()
-	w.Ahead, w.Behind, w.Dirty, w.CheckedAt = st.Ahead, st.Behind, st.Dirty, &now
+	w.Ahead, w.Behind, w.Dirty, w.Merging, w.Conflicts, w.CheckedAt = st.Ahead, st.Behind, st.Dirty, st.Merging, st.Conflicts, &now
 }
 
 // verifyWorktrees is the check at load: every worktree agent's worktree and
@@ -153,22 +156,23 @@ func (e *Engine) verifyWorktrees(p *project) {
 		w := *a.rec.Workspace
 		a.mu.Unlock()
 		e.checkWorktree(e.ctx, a, w, true)
+		e.watchWorktree(a)
 	}
 }
 
 // checkWorktree verifies w and records what it found on a's record (an
 // event when it newly found a problem).
 func (e *Engine) checkWorktree(ctx context.Context, a *agent, w workspace.Workspace, atLoad bool) workspace.Status {
-	problem, warning := workspace.Verify(ctx, w)
+	next, problem, warning := workspace.Verify(ctx, w) // with what git registered (old records get it here)
 	if problem == "" && w.Warning != "" && !atLoad {
 		warning = w.Warning // keep a setup failure's note until a refresh finds nothing else
 	}
-	next := w
 	next.Problem, next.Warning = problem, warning
 	if problem == "" {
 		e.lookAt(ctx, &next)
 	}
-	st := workspace.Status{Branch: next.Branch, Base: next.Base, Ahead: next.Ahead, Behind: next.Behind, Dirty: next.Dirty, Problem: problem}
+	st := workspace.Status{Branch: next.Branch, Base: next.Base, Ahead: next.Ahead, Behind: next.Behind, Dirty: next.Dirty,
+		Merging: next.Merging, Conflicts: next.Conflicts, Problem: problem}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.gone() || !hasWorktree(a.rec) {
@@ -254,7 +258,7 @@ func (e *Engine) endWorktree(ctx context.Context, a *agent, o RemoveOptions) err
 		how = workspace.Keep
 	}
 	w := *a.rec.Workspace
-	if err := workspace.End(ctx, w, how, o.DiscardChanges); err != nil {
+	if err := workspace.End(ctx, w, how, o.DiscardChanges, o.Message); err != nil {
 		return worktreeErr(a.rec.ID, err)
 	}
 	e.appendEvent(a.rec.ProjectID, store.Event{Time: e.clock.Now().UTC(), Event: "worktree:" + how, AgentID: a.rec.ID,
@@ -269,12 +273,18 @@ func worktreeErr(id string, err error) error {
 		return newErr(ErrWorktreeDirty, "agent '%s': %v; remove it again with discardChanges to let them go", id, err)
 	case errors.Is(err, workspace.ErrConflict):
 		return newErr(ErrMergeConflict, "agent '%s': %v", id, err)
+	case errors.Is(err, workspace.ErrUnresolved):
+		return newErr(ErrMergeConflict, "agent '%s': %v", id, err)
+	case errors.Is(err, workspace.ErrNoIdentity), errors.Is(err, workspace.ErrNotBranch):
+		return newErr(ErrValidation, "agent '%s': %v", id, err)
 	}
 	return newErr(ErrWorktree, "agent '%s': %v", id, err)
 }
 
 // checkEnd refuses, before anything is stopped, a remove that would lose a
-// dirty worktree's changes or is not a valid choice.
+// dirty worktree's changes, a merge that cannot happen (its base is not a
+// branch, or not checked out; git has no identity; conflicts the agent has
+// not resolved), or a choice that is not one.
 func (e *Engine) checkEnd(ctx context.Context, a *agent, o RemoveOptions) error {
 	if o.Worktree != "" {
 		if err := workspace.ValidEnd(o.Worktree); err != nil {
@@ -282,17 +292,30 @@ func (e *Engine) checkEnd(ctx context.Context, a *agent, o RemoveOptions) error 
 		}
 	}
 	a.mu.Lock()
-	if !hasWorktree(a.rec) || o.DiscardChanges {
+	if !hasWorktree(a.rec) {
 		a.mu.Unlock()
 		return nil
 	}
-	path := a.rec.Workspace.Path
+	w := *a.rec.Workspace
 	a.mu.Unlock()
-	if _, err := os.Stat(path); err != nil {
+	if o.Worktree == workspace.Merge {
+		plan, err := workspace.PlanMerge(ctx, w)
+		if err != nil {
+			return worktreeErr(a.id(), err)
+		}
+		if plan.Blocked != "" {
+			return newErr(ErrWorktree, "agent '%s': %s", a.id(), plan.Blocked)
+		}
+		return nil
+	}
+	if o.DiscardChanges {
+		return nil
+	}
+	if _, err := os.Stat(w.Path); err != nil {
 		return nil // vanished: nothing to lose
 	}
-	if dirty, err := workspace.IsDirty(ctx, path); err == nil && dirty {
-		return worktreeErr(a.id(), &workspace.DirtyError{Path: path})
+	if dirty, err := workspace.IsDirty(ctx, w); err == nil && dirty {
+		return worktreeErr(a.id(), &workspace.DirtyError{Path: w.Path})
 	}
 	return nil
 }

@@ -30,6 +30,11 @@ func gitTest(t *testing.T) {
 	} {
 		t.Setenv(k, v)
 	}
+	// The engine's own git drops GIT_* variables: the user's identity is in
+	// their global config.
+	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[user]\n\tname = The User\n\temail = user@example.com\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func gitIn(t *testing.T, dir string, args ...string) string {

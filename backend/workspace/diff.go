@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -30,7 +27,14 @@ type FileDiff struct {
 	Added   int    `json:"added"`
 	Deleted int    `json:"deleted"`
 	Binary  bool   `json:"binary,omitempty"`
-	Hunks   []Hunk `json:"hunks"`
+	// Mode is the file's mode when git says one (a new file, a mode
+	// change): "120000" for a symlink (its content is the link's text, as
+	// git shows it).
+	Mode string `json:"mode,omitempty"`
+	// Note says why a file's lines are not shown: a named pipe, socket or
+	// device (never opened), too large, or past the diff's size.
+	Note  string `json:"note,omitempty"`
+	Hunks []Hunk `json:"hunks"`
 }
 
 // Hunk is one @@ section of a file's unified diff.
@@ -54,23 +58,34 @@ type Line struct {
 // their +/− counts and lose their hunks (Diff.Truncated).
 var MaxPatchBytes = 32 << 20
 
-// maxUntrackedBytes bounds what of one untracked file is read for its hunk.
+// maxUntrackedBytes bounds what of one untracked file is read for its hunk;
+// MaxUntrackedTotal what of all of them is (past it, files are listed
+// without their lines and Diff.Truncated is set).
 const maxUntrackedBytes = 1 << 20
+
+var MaxUntrackedTotal = 16 << 20
 
 // DiffOf compares w's folder (what is committed on its branch and what is
 // not) with the commit where its branch and its base meet, so that what
-// the base gained since does not show as the agent's removals.
+// the base gained since does not show as the agent's removals. git runs
+// pinned and hardened, with --no-ext-diff and --no-textconv; untracked files
+// are read as agent files (no symlink followed: a symlink shows as its
+// text, the way git shows one; a named pipe, socket or device is listed,
+// never opened).
 func DiffOf(ctx context.Context, w Workspace) (*Diff, error) {
-	if p := check(ctx, w); p != "" {
-		return nil, &vanishedError{p}
+	w, m := open(ctx, w)
+	if m.text != "" {
+		return nil, &vanishedError{m.text}
 	}
-	from, err := gitLine(ctx, w.Path, "merge-base", baseRef(ctx, w), "HEAD")
+	tg := w.treeGit()
+	from, err := tg.line(ctx, "merge-base", baseRef(ctx, w), "HEAD")
 	if err != nil || from == "" {
 		from = w.BaseCommit
 	}
 	d := &Diff{Base: w.Base, From: from, Files: []FileDiff{}}
-	opts := []string{"diff", "--no-ext-diff", "--no-textconv", "-M", "--find-renames", "--no-color", "--src-prefix=a/", "--dst-prefix=b/"}
-	num, err := git(ctx, w.Path, append(append([]string{}, opts...), "--numstat", "-z", from, "--")...)
+	opts := []string{"diff", "--no-ext-diff", "--no-textconv", "--ignore-submodules=all", "-M", "--find-renames", "--no-color",
+		"--src-prefix=a/", "--dst-prefix=b/"}
+	num, err := tg.run(ctx, append(append([]string{}, opts...), "--numstat", "-z", from, "--")...)
 	if err != nil {
 		return nil, err
 	}
@@ -79,12 +94,15 @@ func DiffOf(ctx context.Context, w Workspace) (*Diff, error) {
 		return nil, err
 	}
 	if len(files) > 0 {
-		patch, err := git(ctx, w.Path, append(append([]string{}, opts...), "--patch", from, "--")...)
+		patch, err := tg.run(ctx, append(append([]string{}, opts...), "--patch", from, "--")...)
 		if err != nil {
 			return nil, err
 		}
 		if len(patch) > MaxPatchBytes {
 			d.Truncated = true
+			for i := range files {
+				files[i].Note = "not shown: the diff is too large"
+			}
 		} else {
 			pf, err := ParsePatch(patch)
 			if err != nil {
@@ -94,14 +112,17 @@ func DiffOf(ctx context.Context, w Workspace) (*Diff, error) {
 		}
 	}
 	d.Files = files
-	untracked, err := git(ctx, w.Path, "ls-files", "-z", "--others", "--exclude-standard")
+	untracked, err := tg.run(ctx, "ls-files", "-z", "--others", "--exclude-standard")
 	if err != nil {
 		return nil, err
 	}
-	for _, f := range strings.Split(string(untracked), "\x00") {
-		if f != "" {
-			d.Files = append(d.Files, untrackedFile(w.Path, f))
+	budget := MaxUntrackedTotal
+	for _, f := range splitZ(untracked) {
+		fd := untrackedFile(w.Path, f, &budget)
+		if fd.Note == noteOverBudget {
+			d.Truncated = true
 		}
+		d.Files = append(d.Files, fd)
 	}
 	for _, f := range d.Files {
 		d.Added += f.Added
@@ -134,34 +155,62 @@ func attachHunks(files []FileDiff, patch []FileDiff) {
 		if p == nil {
 			continue
 		}
-		files[i].Hunks = p.Hunks
+		files[i].Hunks, files[i].Mode = p.Hunks, p.Mode
 		if p.Status != "" {
 			files[i].Status = p.Status
 		}
 	}
 }
 
-// untrackedFile is an untracked file as an added one: every line a "+".
-func untrackedFile(dir, rel string) FileDiff {
+const noteOverBudget = "not shown: the diff is too large"
+
+// untrackedFile is an untracked file as an added one: every line a "+"; a
+// symlink as git shows one (mode 120000, its text as its one line); a named
+// pipe, socket or device only listed. budget is what may still be read of
+// all untracked files.
+func untrackedFile(dir, rel string, budget *int) FileDiff {
 	fd := FileDiff{Path: rel, Status: "untracked", Hunks: []Hunk{}}
-	b, err := readHead(filepath.Join(dir, rel), maxUntrackedBytes+1)
+	if *budget <= 0 {
+		fd.Note = noteOverBudget
+		return fd
+	}
+	f, err := readAgentFile(dir, rel, min(maxUntrackedBytes, *budget))
 	if err != nil {
+		fd.Note = "cannot be read: " + err.Error()
 		return fd
 	}
-	if bytes.IndexByte(b, 0) >= 0 {
-		fd.Binary = true
+	var text string
+	switch f.kind {
+	case kindSymlink:
+		fd.Mode, text = "120000", f.link
+	case kindRegular:
+		*budget -= len(f.data)
+		if bytes.IndexByte(f.data, 0) >= 0 {
+			fd.Binary = true
+			return fd
+		}
+		if f.truncated {
+			if f.size > maxUntrackedBytes {
+				fd.Note = fmt.Sprintf("too large to show (%s)", sizeText(f.size))
+			} else {
+				fd.Note = noteOverBudget
+			}
+			return fd
+		}
+		text = string(f.data)
+	default:
+		fd.Note = fmt.Sprintf("a %s: not read", f.kind)
 		return fd
 	}
-	if len(b) > maxUntrackedBytes {
-		return fd // too large to show; listed without its lines
-	}
-	if len(b) == 0 {
+	if text == "" {
 		return fd
 	}
-	text := string(b)
 	noEOL := !strings.HasSuffix(text, "\n")
 	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 	h := Hunk{Header: fmt.Sprintf("@@ -0,0 +1,%d @@", len(lines)), NewStart: 1, NewLines: len(lines)}
+	if len(lines) == 1 {
+		h.Header = "@@ -0,0 +1 @@"
+	}
 	for _, l := range lines {
 		h.Lines = append(h.Lines, Line{Op: "+", Text: l})
 	}
@@ -173,16 +222,17 @@ func untrackedFile(dir, rel string) FileDiff {
 	return fd
 }
 
-func readHead(path string, n int) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
+// sizeText is n bytes in words.
+func sizeText(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	}
-	return io.ReadAll(io.LimitReader(f, int64(n)))
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // ParseNumstat reads `git diff --numstat -z`: per file "added\tdeleted\tpath\0",
@@ -297,8 +347,8 @@ func ParsePatch(b []byte) ([]FileDiff, error) {
 			oldLeft, newLeft = hk.OldLines, hk.NewLines
 		case h != nil:
 			return nil, fmt.Errorf("patch line %d: %q after a complete hunk", n+1, line)
-		case strings.HasPrefix(line, "new file mode"):
-			cur.Status = "added"
+		case strings.HasPrefix(line, "new file mode "):
+			cur.Status, cur.Mode = "added", strings.TrimPrefix(line, "new file mode ")
 		case strings.HasPrefix(line, "deleted file mode"):
 			cur.Status = "deleted"
 		case strings.HasPrefix(line, "rename from "):
@@ -315,8 +365,10 @@ func ParsePatch(b []byte) ([]FileDiff, error) {
 			if p := strings.TrimPrefix(line, "+++ "); strings.HasPrefix(p, "b/") {
 				cur.Path = strings.TrimSuffix(p[2:], "\t")
 			}
+		case strings.HasPrefix(line, "new mode "):
+			cur.Mode = strings.TrimPrefix(line, "new mode ")
 		case strings.HasPrefix(line, "--- "), strings.HasPrefix(line, "index "),
-			strings.HasPrefix(line, "old mode"), strings.HasPrefix(line, "new mode"),
+			strings.HasPrefix(line, "old mode"),
 			strings.HasPrefix(line, "similarity index"), strings.HasPrefix(line, "dissimilarity index"):
 		default:
 			return nil, fmt.Errorf("patch line %d: %q is not part of a unified diff header", n+1, line)

@@ -48,7 +48,7 @@ func TestParsePatch(t *testing.T) {
 		{Path: "a.txt", Status: "modified", Added: 2, Deleted: 1, Hunks: []Hunk{{
 			Header: "@@ -1,3 +1,4 @@ func main() {", OldStart: 1, OldLines: 3, NewStart: 1, NewLines: 4,
 			Lines: []Line{{" ", "1"}, {"-", "2"}, {"+", "two"}, {" ", "3"}, {"+", "4"}, {"\\", " No newline at end of file"}}}}},
-		{Path: "bin.png", Status: "added", Binary: true, Hunks: []Hunk{}},
+		{Path: "bin.png", Status: "added", Binary: true, Mode: "100644", Hunks: []Hunk{}},
 		{Path: "new name.txt", OldPath: "old name.txt", Status: "renamed", Added: 1, Deleted: 1, Hunks: []Hunk{{
 			Header: "@@ -1 +1 @@", OldStart: 1, OldLines: 1, NewStart: 1, NewLines: 1, Lines: []Line{{"-", "x"}, {"+", "y"}}}}},
 	}

@@ -12,30 +12,63 @@ import (
 	"testing"
 )
 
-// gitEnv makes git in tests independent of the machine's configuration.
-func gitEnv(t testing.TB) {
+// gitEnv makes git in tests independent of the machine's configuration:
+// a home of its own whose global config gives the identity (the engine's
+// git drops GIT_* variables, so the identity must be in a file).
+func gitEnv(t testing.TB) string {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}
 	home := t.TempDir()
-	for k, v := range map[string]string{
-		"HOME": home, "XDG_CONFIG_HOME": home, "GIT_CONFIG_NOSYSTEM": "1",
-		"GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.com",
-		"GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@example.com",
-	} {
+	for k, v := range map[string]string{"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config"), "GIT_CONFIG_NOSYSTEM": "1"} {
 		t.Setenv(k, v)
 	}
+	write(t, filepath.Join(home, ".gitconfig"), "[user]\n\tname = Test\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n")
+	return home
 }
 
-// run runs git in dir and fails the test when it fails.
+// run runs git in dir, as the user would (not hardened), and fails the
+// test when it fails.
 func run(t testing.TB, dir string, args ...string) string {
 	t.Helper()
-	out, err := git(context.Background(), dir, args...)
-	if err != nil {
-		t.Fatalf("%v", err)
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = userEnv()
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("git %s in %s: %v\n%s", strings.Join(args, " "), dir, err, errb.String())
 	}
-	return strings.TrimSpace(string(out))
+	return strings.TrimSpace(out.String())
+}
+
+// userEnv is the environment without the GIT_* variables an attack test
+// sets for the engine (the test's own git is the user's, not the engine's).
+func userEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GIT_") || strings.HasPrefix(kv, "GIT_CONFIG_NOSYSTEM=") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+// branchExists reports whether the repository at dir has the branch.
+func branchExists(t testing.TB, dir, name string) bool {
+	t.Helper()
+	cmd := exec.Command("git", "rev-parse", "--verify", "--quiet", "refs/heads/"+name)
+	cmd.Dir, cmd.Env = dir, userEnv()
+	return cmd.Run() == nil
+}
+
+// merging reports whether a merge is under way in the checkout at dir.
+func merging(t testing.TB, dir string) bool {
+	t.Helper()
+	cmd := exec.Command("git", "rev-parse", "--verify", "--quiet", "MERGE_HEAD")
+	cmd.Dir, cmd.Env = dir, userEnv()
+	return cmd.Run() == nil
 }
 
 func write(t testing.TB, path, text string) {
@@ -129,7 +162,7 @@ func TestCreateFromChosenBaseAndBadBase(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `base "nope"`) {
 		t.Fatalf("bad base: %v", err)
 	}
-	if branchExists(context.Background(), repo, "shepherd/c") {
+	if branchExists(t, repo, "shepherd/c") {
 		t.Fatal("a refused create left its branch")
 	}
 	_, err = Create(context.Background(), Options{Project: t.TempDir(), Dir: filepath.Join(t.TempDir(), "w"), AgentID: "d"})
@@ -155,7 +188,7 @@ func TestTwoAgentsEditSameFileBothKept(t *testing.T) {
 		if err != nil || st.Ahead != 1 || st.Behind != 0 || st.Dirty {
 			t.Fatalf("%s: status %+v, %v", w.Branch, st, err)
 		}
-		if err := End(context.Background(), w, Keep, false); err != nil {
+		if err := End(context.Background(), w, Keep, false, ""); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := os.Stat(w.Path); !os.IsNotExist(err) {
@@ -179,7 +212,7 @@ func TestMergeFastForward(t *testing.T) {
 	write(t, filepath.Join(w.Path, "a.txt"), "two\n")
 	commitAll(t, w.Path, "edit")
 	tip := run(t, w.Path, "rev-parse", "HEAD")
-	if err := End(context.Background(), w, Merge, false); err != nil {
+	if err := End(context.Background(), w, Merge, false, ""); err != nil {
 		t.Fatal(err)
 	}
 	if got := run(t, repo, "rev-parse", "main"); got != tip {
@@ -188,7 +221,7 @@ func TestMergeFastForward(t *testing.T) {
 	if read(t, filepath.Join(repo, "a.txt")) != "two\n" {
 		t.Fatal("main checkout not updated")
 	}
-	if branchExists(context.Background(), repo, "shepherd/ff") {
+	if branchExists(t, repo, "shepherd/ff") {
 		t.Fatal("merged branch kept")
 	}
 }
@@ -200,14 +233,14 @@ func TestMergeCommitWhenBaseMoved(t *testing.T) {
 	commitAll(t, w.Path, "agent edit")
 	write(t, filepath.Join(repo, "b.txt"), "user\n")
 	commitAll(t, repo, "user edit")
-	if p, warn := Verify(context.Background(), w); p != "" || !strings.Contains(warn, "base main moved") {
+	if _, p, warn := Verify(context.Background(), w); p != "" || !strings.Contains(warn, "base main moved") {
 		t.Fatalf("verify = %q, %q", p, warn)
 	}
 	st, _ := StatusOf(context.Background(), w)
 	if st.Ahead != 1 || st.Behind != 1 {
 		t.Fatalf("status %+v", st)
 	}
-	if err := End(context.Background(), w, Merge, false); err != nil {
+	if err := End(context.Background(), w, Merge, false, ""); err != nil {
 		t.Fatal(err)
 	}
 	if parents := strings.Fields(run(t, repo, "rev-list", "--parents", "-n1", "main")); len(parents) != 3 {
@@ -226,21 +259,21 @@ func TestMergeConflictAbortsAndKeepsEverything(t *testing.T) {
 	write(t, filepath.Join(repo, "a.txt"), "user\n")
 	commitAll(t, repo, "user edit")
 	mainBefore := run(t, repo, "rev-parse", "main")
-	err := End(context.Background(), w, Merge, false)
+	err := End(context.Background(), w, Merge, false, "")
 	var ce *ConflictError
 	if !errors.As(err, &ce) || !errors.Is(err, ErrConflict) || !slices.Equal(ce.Files, []string{"a.txt"}) {
 		t.Fatalf("merge: %v", err)
 	}
-	if merging(context.Background(), repo) {
+	if merging(t, repo) {
 		t.Fatal("merge left under way")
 	}
 	if run(t, repo, "rev-parse", "main") != mainBefore || read(t, filepath.Join(repo, "a.txt")) != "user\n" {
 		t.Fatal("main changed by a conflicted merge")
 	}
-	if d, _ := IsDirty(context.Background(), repo); d {
+	if run(t, repo, "status", "--porcelain") != "" {
 		t.Fatal("main checkout left dirty")
 	}
-	if read(t, filepath.Join(w.Path, "a.txt")) != "agent\n" || !branchExists(context.Background(), repo, w.Branch) {
+	if read(t, filepath.Join(w.Path, "a.txt")) != "agent\n" || !branchExists(t, repo, w.Branch) {
 		t.Fatal("worktree or branch lost")
 	}
 }
@@ -251,7 +284,7 @@ func TestMergeNeedsBaseCheckedOut(t *testing.T) {
 	write(t, filepath.Join(w.Path, "a.txt"), "x\n")
 	commitAll(t, w.Path, "x")
 	run(t, repo, "checkout", "--quiet", "-b", "other")
-	err := End(context.Background(), w, Merge, false)
+	err := End(context.Background(), w, Merge, false, "")
 	if err == nil || !strings.Contains(err.Error(), "is on branch other; check out main there first") {
 		t.Fatalf("merge: %v", err)
 	}
@@ -264,8 +297,10 @@ func TestDirtyDiscardAsks(t *testing.T) {
 	repo := newRepo(t, map[string]string{"a.txt": "one\n"})
 	w := create(t, repo, "d")
 	write(t, filepath.Join(w.Path, "new.txt"), "unsaved\n")
-	for _, how := range []string{Discard, Keep, Merge} {
-		err := End(context.Background(), w, how, false)
+	// A merge takes them (TestMergeCommitsUncommittedWork); keep and
+	// discard would lose them.
+	for _, how := range []string{Discard, Keep} {
+		err := End(context.Background(), w, how, false, "")
 		var de *DirtyError
 		if !errors.As(err, &de) || !errors.Is(err, ErrDirty) {
 			t.Fatalf("%s of a dirty worktree: %v", how, err)
@@ -274,13 +309,13 @@ func TestDirtyDiscardAsks(t *testing.T) {
 			t.Fatalf("%s lost the change", how)
 		}
 	}
-	if err := End(context.Background(), w, Discard, true); err != nil {
+	if err := End(context.Background(), w, Discard, true, ""); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(w.Path); !os.IsNotExist(err) {
 		t.Fatal("forced discard left the folder")
 	}
-	if branchExists(context.Background(), repo, w.Branch) {
+	if branchExists(t, repo, w.Branch) {
 		t.Fatal("discard kept the branch")
 	}
 }
@@ -291,7 +326,7 @@ func TestVanishedWorktreeAndBranch(t *testing.T) {
 	if err := os.RemoveAll(w.Path); err != nil {
 		t.Fatal(err)
 	}
-	p, _ := Verify(context.Background(), w)
+	_, p, _ := Verify(context.Background(), w)
 	if !strings.Contains(p, "worktree folder "+w.Path+" vanished") {
 		t.Fatalf("problem = %q", p)
 	}
@@ -308,15 +343,15 @@ func TestVanishedWorktreeAndBranch(t *testing.T) {
 	// The branch too.
 	run(t, repo, "worktree", "prune")
 	run(t, repo, "branch", "-D", w.Branch)
-	p, _ = Verify(context.Background(), w)
+	_, p, _ = Verify(context.Background(), w)
 	if !strings.Contains(p, "branch shepherd/v vanished") {
 		t.Fatalf("problem = %q", p)
 	}
 	// Removing what is left works, and makes nothing.
-	if err := End(context.Background(), w, Discard, false); err != nil {
+	if err := End(context.Background(), w, Discard, false, ""); err != nil {
 		t.Fatal(err)
 	}
-	if branchExists(context.Background(), repo, w.Branch) {
+	if branchExists(t, repo, w.Branch) {
 		t.Fatal("branch made again")
 	}
 }

@@ -13,7 +13,7 @@ import {
   type Agent, type AgentSpec, type EngineEvent, type EngineStatus, type LogChunk, type Project,
   type Prefs, type SandboxSupport, type Settings, type Stats, type SyncSummary, type WhileClosed,
 } from './types'
-import {worktreeViewSchema, type Diff, type WorktreeEnd, type WorktreeView} from './worktree'
+import {worktreeViewSchema, type Diff, type MergePlan, type MergeResult, type ResolveResult, type WorktreeEnd, type WorktreeView} from './worktree'
 
 export * from './types'
 export * from './worktree'
@@ -76,9 +76,16 @@ export const api = {
     diff: (projectId: string, id: string) => Agents.Diff(projectId, id) as Promise<Diff>,
     /** Looks at the worktree again: ahead/behind, dirty, what vanished (pushes agent:worktree). */
     refresh: (projectId: string, id: string) => Agents.RefreshWorktree(projectId, id) as Promise<WorktreeView>,
-    /** Removes the agent: its worktree kept as a branch, merged into the base, or discarded. */
-    remove: (projectId: string, id: string, opts: {force: boolean; deleteLog: boolean; end: WorktreeEnd; discardChanges: boolean}) =>
-      Agents.RemoveWorktree(projectId, id, opts.force, opts.deleteLog, opts.end, opts.discardChanges),
+    /** Removes the agent: its worktree kept as a branch, merged into the base (its uncommitted work committed first, with message), or discarded. */
+    remove: (projectId: string, id: string, opts: {force: boolean; deleteLog: boolean; end: WorktreeEnd; discardChanges: boolean; message?: string}) =>
+      Agents.RemoveWorktree(projectId, id, opts.force, opts.deleteLog, opts.end, opts.discardChanges, opts.message ?? ''),
+    /** What a merge would do now: what is committed first, the default message, as whom, what stands in the way. */
+    plan: (projectId: string, id: string) => Agents.MergePlan(projectId, id) as Promise<MergePlan>,
+    /** Commits the uncommitted work (message; empty: the default one), then merges into the base; a conflict is in the result. */
+    merge: (projectId: string, id: string, message: string) => Agents.Merge(projectId, id, message) as Promise<MergeResult>,
+    /** Asks the agent to merge its base and resolve the conflicts (it resumes with that instruction). */
+    askToResolve: (projectId: string, id: string, message = '') =>
+      Agents.AskToResolve(projectId, id, message) as Promise<ResolveResult>,
     /** Whether a preset agent of this project gets a worktree unless unticked (a git project). */
     byDefault: (projectId: string) => Agents.WorktreeByDefault(projectId),
   },

@@ -16,6 +16,10 @@ export const workspaceSchema = z.object({
   ahead: z.number().nullish(),
   behind: z.number().nullish(),
   dirty: z.boolean().nullish(),
+  /** The base is being merged into the branch in the worktree (the agent was asked to resolve). */
+  merging: z.boolean().nullish(),
+  /** The files that still hold conflict markers. */
+  conflicts: z.array(z.string()).nullish(),
   checkedAt: z.string().nullish(),
 }).loose()
 export type Workspace = z.infer<typeof workspaceSchema>
@@ -26,6 +30,8 @@ export const worktreeStatusSchema = z.object({
   ahead: z.number(),
   behind: z.number(),
   dirty: z.boolean(),
+  merging: z.boolean().nullish(),
+  conflicts: z.array(z.string()).nullish(),
   problem: z.string().nullish(),
 }).loose()
 export type WorktreeStatus = z.infer<typeof worktreeStatusSchema>
@@ -61,6 +67,10 @@ export interface FileDiff {
   added: number
   deleted: number
   binary?: boolean
+  /** Git's mode when it says one: "120000" for a symlink (its content is the link's text). */
+  mode?: string
+  /** Why its lines are not shown: a named pipe, socket or device (never opened), too large. */
+  note?: string
   hunks: Hunk[] | null
 }
 
@@ -76,3 +86,63 @@ export interface Diff {
 
 /** What becomes of a worktree when its agent is removed. */
 export type WorktreeEnd = 'keep' | 'merge' | 'discard'
+
+/** One uncommitted change a merge commits first. */
+export interface Change {
+  path: string
+  /** added, modified, deleted, typechange, untracked, conflicted */
+  status: string
+}
+
+/** What merging a worktree would do now: what is committed first, with which message, as whom, and what stands in the way. */
+export interface MergePlan {
+  branch: string
+  base: string
+  repo: string
+  ahead: number
+  behind: number
+  uncommitted: Change[] | null
+  message: string
+  identity?: string
+  /** The base is being merged into the branch in the worktree (the agent was asked). */
+  merging: boolean
+  /** Files that still hold conflict markers. */
+  conflicts?: string[] | null
+  upToDate: boolean
+  /** Why it cannot merge now. */
+  blocked?: string
+  /** The agent runs now: it merges once its run has ended (a remove stops it first). */
+  running?: string
+}
+
+/** A merge into the base that conflicted: aborted, nothing lost. */
+export interface MergeConflict {
+  branch: string
+  base: string
+  files: string[] | null
+  /** The commit of the uncommitted work, made first (kept on the branch). */
+  committed?: string
+}
+
+export interface MergeResult {
+  committed?: string
+  merged: boolean
+  upToDate?: boolean
+  fastForward?: boolean
+  head?: string
+  conflict?: MergeConflict | null
+}
+
+/** What asking the agent to resolve did. */
+export interface ResolveResult {
+  committed?: string
+  conflicts: string[] | null
+  /** The base merged without a conflict: nothing to ask. */
+  clean?: boolean
+  head?: string
+  resumed?: boolean
+  instruction?: string
+  /** The agent's status after: resumed, or queued at queuePosition. */
+  status?: string
+  queuePosition?: number
+}

@@ -15,6 +15,10 @@ export function diffRows(d: Diff | undefined): {rows: DiffRow[]; starts: number[
   for (const [n, f] of (d?.files ?? []).entries()) {
     starts.push(rows.length)
     rows.push({kind: 'file', file: f, n})
+    if (f.note) {
+      rows.push({kind: 'note', text: f.note.charAt(0).toUpperCase() + f.note.slice(1)})
+      continue
+    }
     if (f.binary) {
       rows.push({kind: 'note', text: 'Binary file'})
       continue
@@ -40,7 +44,13 @@ export function diffRows(d: Diff | undefined): {rows: DiffRow[]; starts: number[
 }
 
 /** A file's status as one letter, as git status shows it. */
-export const STATUS_MARK: Record<string, string> = {added: 'A', deleted: 'D', modified: 'M', renamed: 'R', copied: 'C', untracked: 'U'}
+export const STATUS_MARK: Record<string, string> = {added: 'A', deleted: 'D', modified: 'M', renamed: 'R', copied: 'C', untracked: 'U',
+  typechange: 'T', conflicted: '!'}
+
+/** What kind of file a diff's file is when it is not a plain one ("symlink"), from git's mode. */
+export function fileKind(mode?: string): string {
+  return mode === '120000' ? 'symlink' : mode === '160000' ? 'submodule' : ''
+}
 
 /** "2 ahead of main", "1 behind main", "2 ahead, 1 behind main": a worktree's place against its base. */
 export function aheadBehind(ahead: number, behind: number, base: string): string {

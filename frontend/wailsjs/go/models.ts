@@ -17,6 +17,7 @@ export namespace app {
 	    autoStartOnRestore: boolean;
 	    timeoutSec: number;
 	    graceSec: number;
+	    resumePrompt?: string;
 	    status: string;
 	    exitReason?: string;
 	    exitCode?: number;
@@ -247,6 +248,16 @@ export namespace supervisor {
 	    movedTo: string;
 	    problem: string;
 	}
+	export interface ResolveResult {
+	    committed?: string;
+	    conflicts: string[];
+	    clean?: boolean;
+	    head?: string;
+	    resumed?: boolean;
+	    instruction?: string;
+	    status?: string;
+	    queuePosition?: number;
+	}
 	export interface Settings {
 	    watchdogIntervalSec: number;
 	    staleCheckIntervalSec: number;
@@ -284,6 +295,16 @@ export namespace supervisor {
 
 export namespace workspace {
 	
+	export interface Change {
+	    path: string;
+	    status: string;
+	}
+	export interface ConflictError {
+	    branch: string;
+	    base: string;
+	    files: string[];
+	    committed?: string;
+	}
 	export interface Line {
 	    op: string;
 	    text: string;
@@ -303,6 +324,8 @@ export namespace workspace {
 	    added: number;
 	    deleted: number;
 	    binary?: boolean;
+	    mode?: string;
+	    note?: string;
 	    hunks: Hunk[];
 	}
 	export interface Diff {
@@ -316,12 +339,37 @@ export namespace workspace {
 	
 	
 	
+	export interface MergePlan {
+	    branch: string;
+	    base: string;
+	    repo: string;
+	    ahead: number;
+	    behind: number;
+	    uncommitted: Change[];
+	    message: string;
+	    identity?: string;
+	    merging: boolean;
+	    conflicts?: string[];
+	    upToDate: boolean;
+	    blocked?: string;
+	    running?: string;
+	}
+	export interface MergeResult {
+	    committed?: string;
+	    merged: boolean;
+	    upToDate?: boolean;
+	    fastForward?: boolean;
+	    head?: string;
+	    conflict?: ConflictError;
+	}
 	export interface Status {
 	    branch: string;
 	    base: string;
 	    ahead: number;
 	    behind: number;
 	    dirty: boolean;
+	    merging?: boolean;
+	    conflicts?: string[];
 	    problem?: string;
 	}
 	export interface Workspace {
@@ -331,11 +379,16 @@ export namespace workspace {
 	    path?: string;
 	    branch?: string;
 	    baseCommit?: string;
+	    gitDir?: string;
+	    commonDir?: string;
+	    repoGitDir?: string;
 	    problem?: string;
 	    warning?: string;
 	    ahead: number;
 	    behind: number;
 	    dirty: boolean;
+	    merging?: boolean;
+	    conflicts?: string[];
 	    // Go type: time
 	    checkedAt?: any;
 	}

@@ -10,7 +10,7 @@ vi.mock('../../api', async (orig) => {
   const real = await orig<typeof import('../../api')>()
   return {
     ...real,
-    api: {worktree: {diff: vi.fn(), refresh: vi.fn()}},
+    api: {worktree: {diff: vi.fn(), refresh: vi.fn(), plan: vi.fn(), merge: vi.fn(), askToResolve: vi.fn()}},
     onEvent: (name: string, h: (d: unknown) => void) => {
       handlers.set(name, h)
       return () => handlers.delete(name)
@@ -97,6 +97,34 @@ describe('DiffView', () => {
     fireEvent.click(screen.getByRole('button', {name: 'Refresh'}))
     await waitFor(() => expect(api.worktree.refresh).toHaveBeenCalledWith('p1', 'feat'))
     await waitFor(() => expect(api.worktree.diff).toHaveBeenCalledTimes(3))
+  })
+
+  it('shows a symlink as its text and says why a file has no lines', async () => {
+    vi.mocked(api.worktree.diff).mockResolvedValue({
+      base: 'main', from: 'abcdef0123', added: 1, deleted: 0, truncated: false,
+      files: [
+        {path: 'leak', status: 'untracked', mode: '120000', added: 1, deleted: 0, hunks: [{header: '@@ -0,0 +1 @@', oldStart: 0, oldLines: 0,
+          newStart: 1, newLines: 1, lines: [{op: '+', text: '/home/u/.config/shepherd/engine.json'}, {op: '\\', text: ' No newline at end of file'}]}]},
+        {path: 'pipe', status: 'untracked', added: 0, deleted: 0, note: 'a named pipe: not read', hunks: []},
+        {path: 'huge.log', status: 'untracked', added: 0, deleted: 0, note: 'too large to show (3.0 MiB)', hunks: []},
+      ],
+    })
+    renderView()
+    expect(await screen.findByText('3 files changed')).toBeInTheDocument()
+    expect(screen.getAllByRole('option')[0].textContent).toContain('symlink')
+    expect(screen.getByText('/home/u/.config/shepherd/engine.json')).toBeInTheDocument()
+    expect(screen.getByText('A named pipe: not read')).toBeInTheDocument()
+    expect(screen.getByText('Too large to show (3.0 MiB)')).toBeInTheDocument()
+  })
+
+  it('opens the merge dialog from the Diff', async () => {
+    vi.mocked(api.worktree.diff).mockResolvedValue(bigDiff(1))
+    vi.mocked(api.worktree.plan).mockResolvedValue({branch: 'shepherd/feat', base: 'main', repo: '/src/app', ahead: 1, behind: 0,
+      uncommitted: [], message: '', merging: false, upToDate: false})
+    renderView()
+    await screen.findByText('1 file changed')
+    fireEvent.click(screen.getByRole('button', {name: 'Merge…'}))
+    expect(await screen.findByRole('dialog', {name: 'Merge feat into main'})).toBeInTheDocument()
   })
 
   it('says why there is no diff', async () => {

@@ -2,7 +2,9 @@ import {useEffect, useMemo, useRef, useState} from 'react'
 import {useQuery, useQueryClient} from '@tanstack/react-query'
 import {useVirtualizer} from '@tanstack/react-virtual'
 import {api, errorMessage, EVENTS, onEvent, type Agent} from '../../api'
-import {diffRows, STATUS_MARK, type DiffRow} from '../../lib/diff'
+import {diffRows, fileKind, STATUS_MARK, type DiffRow} from '../../lib/diff'
+import {isLive} from '../../lib/status'
+import {MergeDialog} from '../agents/MergeDialog'
 
 export const DIFF_ROW = 18
 const FILE_ROW = 22
@@ -13,7 +15,9 @@ export const diffKey = (projectId: string, agentId: string) => ['diff', projectI
  * A worktree agent's changes against its base: the changed files with +/−
  * on the left, every file's hunks on the right (both lists virtualised, so
  * a diff of thousands of files stays quick). Loaded again when the agent's
- * run ends (agent:worktree) or on Refresh.
+ * run ends, when its worktree or base changes (agent:worktree) or on
+ * Refresh. What it shows is what Merge merges (the uncommitted work
+ * committed first).
  */
 export function DiffView({agent}: {agent: Agent}) {
   const qc = useQueryClient()
@@ -21,6 +25,7 @@ export function DiffView({agent}: {agent: Agent}) {
   const diff = useQuery({queryKey: key, queryFn: () => api.worktree.diff(agent.projectId, agent.id), retry: false})
   const [refreshing, setRefreshing] = useState(false)
   const [refreshError, setRefreshError] = useState('')
+  const [merging, setMerging] = useState(false)
   useEffect(() => onEvent(EVENTS.agentWorktree, (v) => {
     if (v.projectId === agent.projectId && v.agentId === agent.id) void qc.invalidateQueries({queryKey: key})
   }), [agent.projectId, agent.id]) // eslint-disable-line react-hooks/exhaustive-deps
@@ -65,7 +70,12 @@ export function DiffView({agent}: {agent: Agent}) {
         <button type="button" className="diff-refresh" onClick={() => void refresh()} disabled={refreshing}>
           {refreshing ? 'Refreshing…' : 'Refresh'}
         </button>
+        <button type="button" className="diff-merge" onClick={() => setMerging(true)} disabled={isLive(agent) || !!agent.workspace?.problem}
+          title={isLive(agent) ? 'It is running: merge when its run has ended' : `Commit what is not committed and merge into ${agent.workspace?.base ?? 'the base'}`}>
+          Merge…
+        </button>
       </div>
+      {merging && <MergeDialog agent={agent} onClose={() => setMerging(false)}/>}
       {d && files.length === 0 && <p className="muted log-empty">No changes against {d.base} yet.</p>}
       {files.length > 0 && (
         <div className="diff-panes">
@@ -79,7 +89,8 @@ export function DiffView({agent}: {agent: Agent}) {
                     style={{position: 'absolute', top: 0, left: 0, right: 0, height: FILE_ROW, transform: `translateY(${vr.start}px)`}}>
                     <span className={`mark st-${f.status}`}>{STATUS_MARK[f.status] ?? '?'}</span>
                     <span className="diff-path">{f.path}</span>
-                    {f.binary ? <span className="muted">bin</span>
+                    {fileKind(f.mode) && <span className="muted">{fileKind(f.mode)}</span>}
+                    {f.note && !f.added ? <span className="muted" title={f.note}>–</span> : f.binary ? <span className="muted">bin</span>
                       : <><span className="plus">+{f.added}</span><span className="minus">−{f.deleted}</span></>}
                   </div>
                 )
@@ -116,7 +127,7 @@ function Row({row}: {row: DiffRow}) {
     case 'file':
       return <>
         <span className="diff-path">{row.file.oldPath ? `${row.file.oldPath} → ${row.file.path}` : row.file.path}</span>
-        <span className="muted"> {row.file.status}</span>
+        <span className="muted"> {row.file.status}{fileKind(row.file.mode) && ` ${fileKind(row.file.mode)}`}</span>
         {!row.file.binary && <> <span className="plus">+{row.file.added}</span> <span className="minus">−{row.file.deleted}</span></>}
       </>
     case 'hunk':

@@ -9,7 +9,9 @@ export function WorktreeBadge({agent, onOpen}: {agent: Agent; onOpen?: () => voi
   const title = [
     `Runs in its own worktree ${w.path ?? ''}`,
     `on branch ${w.branch ?? ''} from ${base}`,
+    `${aheadBehind(w.ahead ?? 0, w.behind ?? 0, base)}.`,
     w.dirty ? 'It has uncommitted changes.' : '',
+    w.merging ? (w.conflicts?.length ? `Merging ${base} into it: conflicts left in ${w.conflicts.join(', ')}.` : `Merging ${base} into it: resolved, merge it to commit.`) : '',
     w.problem ?? '', w.warning ?? '',
   ].filter(Boolean).join('\n')
   return (
@@ -18,7 +20,12 @@ export function WorktreeBadge({agent, onOpen}: {agent: Agent; onOpen?: () => voi
       <span className="branch">⎇ {w.branch}</span>
       {w.problem
         ? <span className="problem">{w.problem}</span>
-        : <span className="muted">{aheadBehind(w.ahead ?? 0, w.behind ?? 0, base)}{w.dirty ? ' · uncommitted' : ''}</span>}
+        : w.merging
+          // The agent merging its base: that, not ahead/behind, is what matters now.
+          ? (w.conflicts?.length
+            ? <span className="warn-text">merging {base}: {w.conflicts.length} conflict{w.conflicts.length === 1 ? '' : 's'}</span>
+            : <span className="muted">merging {base}: resolved, merge to commit</span>)
+          : <span className="muted">{aheadBehind(w.ahead ?? 0, w.behind ?? 0, base)}{w.dirty ? ' · uncommitted' : ''}</span>}
     </button>
   )
 }

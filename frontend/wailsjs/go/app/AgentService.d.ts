@@ -9,6 +9,8 @@ export function Ack(arg1:string,arg2:string):Promise<app.Agent>;
 
 export function AnswerBudget(arg1:string,arg2:string,arg3:string,arg4:number):Promise<app.Agent>;
 
+export function AskToResolve(arg1:string,arg2:string,arg3:string):Promise<supervisor.ResolveResult>;
+
 export function Create(arg1:string,arg2:supervisor.AgentSpec):Promise<app.Agent>;
 
 export function Diff(arg1:string,arg2:string):Promise<workspace.Diff>;
@@ -21,13 +23,17 @@ export function List(arg1:string):Promise<Array<app.Agent>>;
 
 export function LookPath(arg1:string,arg2:string):Promise<string>;
 
+export function Merge(arg1:string,arg2:string,arg3:string):Promise<workspace.MergeResult>;
+
+export function MergePlan(arg1:string,arg2:string):Promise<workspace.MergePlan>;
+
 export function Pause(arg1:string,arg2:string,arg3:boolean,arg4:string):Promise<app.Agent>;
 
 export function RefreshWorktree(arg1:string,arg2:string):Promise<supervisor.WorktreeView>;
 
 export function Remove(arg1:string,arg2:string,arg3:boolean,arg4:boolean):Promise<void>;
 
-export function RemoveWorktree(arg1:string,arg2:string,arg3:boolean,arg4:boolean,arg5:string,arg6:boolean):Promise<void>;
+export function RemoveWorktree(arg1:string,arg2:string,arg3:boolean,arg4:boolean,arg5:string,arg6:boolean,arg7:string):Promise<void>;
 
 export function Resume(arg1:string,arg2:string):Promise<app.Agent>;
 

@@ -10,6 +10,10 @@ export function AnswerBudget(arg1, arg2, arg3, arg4) {
   return window['go']['app']['AgentService']['AnswerBudget'](arg1, arg2, arg3, arg4);
 }
 
+export function AskToResolve(arg1, arg2, arg3) {
+  return window['go']['app']['AgentService']['AskToResolve'](arg1, arg2, arg3);
+}
+
 export function Create(arg1, arg2) {
   return window['go']['app']['AgentService']['Create'](arg1, arg2);
 }
@@ -34,6 +38,14 @@ export function LookPath(arg1, arg2) {
   return window['go']['app']['AgentService']['LookPath'](arg1, arg2);
 }
 
+export function Merge(arg1, arg2, arg3) {
+  return window['go']['app']['AgentService']['Merge'](arg1, arg2, arg3);
+}
+
+export function MergePlan(arg1, arg2) {
+  return window['go']['app']['AgentService']['MergePlan'](arg1, arg2);
+}
+
 export function Pause(arg1, arg2, arg3, arg4) {
   return window['go']['app']['AgentService']['Pause'](arg1, arg2, arg3, arg4);
 }
@@ -46,8 +58,8 @@ export function Remove(arg1, arg2, arg3, arg4) {
   return window['go']['app']['AgentService']['Remove'](arg1, arg2, arg3, arg4);
 }
 
-export function RemoveWorktree(arg1, arg2, arg3, arg4, arg5, arg6) {
-  return window['go']['app']['AgentService']['RemoveWorktree'](arg1, arg2, arg3, arg4, arg5, arg6);
+export function RemoveWorktree(arg1, arg2, arg3, arg4, arg5, arg6, arg7) {
+  return window['go']['app']['AgentService']['RemoveWorktree'](arg1, arg2, arg3, arg4, arg5, arg6, arg7);
 }
 
 export function Resume(arg1, arg2) {
