@@ -1,0 +1,104 @@
+package seccomp
+
+import (
+	"fmt"
+	"sort"
+
+	"golang.org/x/net/bpf"
+)
+
+// Audit architectures (linux/audit.h) and the x32 ABI's bit.
+const (
+	auditX86_64  = 0xc000003e
+	auditI386    = 0x40000003
+	auditAARCH64 = 0xc00000b7
+	auditARM     = 0x40000028
+	x32Bit       = 0x40000000
+)
+
+// Filter results (linux/seccomp.h).
+const (
+	retAllow = 0x7fff0000
+	retErrno = 0x00050000
+)
+
+// arches are the audit architectures a process of goarch can make system
+// calls in: its own, and the 32-bit one its kernel may also run (i386 code
+// through int 0x80 on x86-64, AArch32 on arm64) — filtered too, or a call
+// refused in one would pass in the other.
+func arches(goarch string) (native, compat uint32, err error) {
+	switch goarch {
+	case "amd64":
+		return auditX86_64, auditI386, nil
+	case "arm64":
+		return auditAARCH64, auditARM, nil
+	}
+	return 0, 0, fmt.Errorf("no seccomp filter for %s (amd64 and arm64 have one)", goarch)
+}
+
+type denial struct{ nr, errno uint32 }
+
+// denials are Denied's calls on arch, by number.
+func denials(arch uint32) []denial {
+	nums := sysnum[arch]
+	var out []denial
+	for _, r := range Denied {
+		for _, n := range r.Names {
+			if nr, ok := nums[n]; ok {
+				out = append(out, denial{nr, r.Errno})
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].nr < out[j].nr })
+	return out
+}
+
+// Program is the filter for a process of goarch: by architecture, then by
+// call number, Denied's calls get their errno and every other call is
+// allowed; calls of the x32 ABI and of any other architecture get ENOSYS.
+// The result of a call depends on its number only, so the kernel's filter
+// cache keeps allowed calls from running it again.
+func Program(goarch string) ([]bpf.Instruction, error) {
+	native, compat, err := arches(goarch)
+	if err != nil {
+		return nil, err
+	}
+	nb := block(native, denials(native), native == auditX86_64)
+	cb := block(compat, denials(compat), false)
+	prog := []bpf.Instruction{
+		bpf.LoadAbsolute{Off: 4, Size: 4}, // seccomp_data.arch
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: native, SkipFalse: 1},
+		bpf.Jump{Skip: 3},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: compat, SkipFalse: 1},
+		bpf.Jump{Skip: uint32(1 + len(nb))},
+		bpf.RetConstant{Val: retErrno | errENOSYS},
+	}
+	prog = append(prog, nb...)
+	return append(prog, cb...), nil
+}
+
+// block checks the call number against ds; it ends in its own returns.
+func block(arch uint32, ds []denial, x32 bool) []bpf.Instruction {
+	b := []bpf.Instruction{bpf.LoadAbsolute{Off: 0, Size: 4}} // seccomp_data.nr
+	// The returns follow the checks: allow, EPERM, ENOSYS.
+	checks := len(ds)
+	if x32 {
+		checks++
+	}
+	allowAt := 1 + checks
+	target := func(at, errno int) uint8 {
+		to := allowAt + 1
+		if errno == errENOSYS {
+			to = allowAt + 2
+		}
+		return uint8(to - at - 1)
+	}
+	if x32 {
+		b = append(b, bpf.JumpIf{Cond: bpf.JumpGreaterOrEqual, Val: x32Bit, SkipTrue: target(len(b), errENOSYS)})
+	}
+	for _, d := range ds {
+		b = append(b, bpf.JumpIf{Cond: bpf.JumpEqual, Val: d.nr, SkipTrue: target(len(b), int(d.errno))})
+	}
+	return append(b, bpf.RetConstant{Val: retAllow}, bpf.RetConstant{Val: retErrno | errEPERM},
+		bpf.RetConstant{Val: retErrno | errENOSYS})
+}
