@@ -2,13 +2,11 @@ package sandbox
 
 import (
 	"bufio"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -38,12 +36,11 @@ func DetectCgroup() (base, why string) {
 	if os.Geteuid() == 0 {
 		parent = mnt
 	} else {
-		re := regexp.MustCompile(`^(.*/user@` + strconv.Itoa(os.Getuid()) + `\.service)(/|$)`)
-		m := re.FindStringSubmatch(rel)
-		if m == nil {
+		sub, ok := userService(rel, os.Getuid())
+		if !ok {
 			return "", fmt.Sprintf("the engine runs as uid %d outside a systemd user session's delegated cgroup (its cgroup is %s)", os.Getuid(), own)
 		}
-		parent = filepath.Join(mnt, m[1])
+		parent = filepath.Join(mnt, sub)
 	}
 	if err := enableControllers(parent); err != nil {
 		return "", err.Error()
@@ -62,6 +59,17 @@ func DetectCgroup() (base, why string) {
 	}
 	_ = os.Remove(probe)
 	return base, ""
+}
+
+// userService is the cgroup of uid's systemd user manager (user@UID.service,
+// delegated to the user) that rel, a cgroup, lies in.
+func userService(rel string, uid int) (string, bool) {
+	unit := "/user@" + strconv.Itoa(uid) + ".service"
+	i := strings.Index(rel+"/", unit+"/")
+	if i < 0 {
+		return "", false
+	}
+	return rel[:i+len(unit)], true
 }
 
 // cgroup2Mount is where the cgroup v2 hierarchy is mounted, and the cgroup
@@ -134,9 +142,7 @@ func contains(list []string, s string) bool {
 // with l's process and memory limits (and no swap when memory is limited),
 // and returns its path.
 func NewBoxCgroup(base, name string, l Limits) (string, error) {
-	var rnd [4]byte
-	_, _ = rand.Read(rnd[:])
-	dir := filepath.Join(base, safeName(name)+"-"+hex.EncodeToString(rnd[:]))
+	dir := filepath.Join(base, fmt.Sprintf("%s-%08x", safeName(name), rand.Uint32()))
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return "", fmt.Errorf("make the box's cgroup: %v", err)
 	}

@@ -72,3 +72,17 @@ func TestDetectCgroupAndBoxCgroup(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+func TestUserService(t *testing.T) {
+	for rel, want := range map[string]string{
+		"/user.slice/user-1000.slice/user@1000.service/app.slice/app-x.scope": "/user.slice/user-1000.slice/user@1000.service",
+		"/user.slice/user-1000.slice/user@1000.service":                       "/user.slice/user-1000.slice/user@1000.service",
+		"/user.slice/user-1000.slice/session-2.scope":                         "",
+		"/user.slice/user-1000.slice/user@10000.service/app.slice":            "",
+	} {
+		got, ok := userService(rel, 1000)
+		if got != want || ok != (want != "") {
+			t.Errorf("%s: %q %v", rel, got, ok)
+		}
+	}
+}
