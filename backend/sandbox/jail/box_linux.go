@@ -113,10 +113,18 @@ func build(cfg Config, locks Locks) error {
 	if locks.Landlock == nil || locks.Seccomp == nil {
 		return errors.New("this shim was built without Landlock or the seccomp filter")
 	}
+	// The nested repositories are searched for while the box is built (on
+	// another thread, in the host's mounts, which the box's copy of them
+	// matches), and kept read-only with the rest.
+	scanned := make(chan []string, 1)
 	if cfg.ScanRepos {
-		cfg.ReadOnly = append(cfg.ReadOnly, sandbox.FindRepos(cfg.Grants.WriteDirs, sandbox.DefaultScan).Paths...)
+		go func() { scanned <- sandbox.FindRepos(cfg.Grants.WriteDirs, sandbox.DefaultScan).Paths }()
+	} else {
+		scanned <- nil
 	}
-	cfg.ReadOnly = sandbox.WithTargets(cfg.ReadOnly, cfg.Grants.WriteDirs)
+	readOnly := func() []string {
+		return sandbox.WithTargets(append(append([]string{}, cfg.ReadOnly...), <-scanned...), cfg.Grants.WriteDirs)
+	}
 	if err := applyLimits(cfg.Limits); err != nil {
 		return err
 	}
@@ -132,7 +140,7 @@ func build(cfg Config, locks Locks) error {
 	if err := unix.Unshare(unix.CLONE_NEWNS); err != nil {
 		return fmt.Errorf("cannot create the box's mount namespace: %w", err)
 	}
-	if err := buildMounts(cfg); err != nil {
+	if err := buildMounts(cfg, readOnly); err != nil {
 		return err
 	}
 	if err := dropPrivileges(); err != nil {

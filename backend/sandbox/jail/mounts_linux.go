@@ -24,11 +24,12 @@ var procCovers = []string{"sys", "sysrq-trigger", "irq", "bus", "fs", "acpi", "s
 // the kernel's timers, scheduler and memory.
 var procMasks = []string{"keys", "key-users", "timer_list", "sched_debug", "kcore", "latency_stats"}
 
-// buildMounts makes the box's file system. It runs on the box's thread, in
+// buildMounts makes the box's file system; readOnly says what in the
+// grants it keeps read-only. It runs on the box's thread, in
 // its new mount namespace owned by the box's user namespace (so every change
 // stays inside, and the host's mounts copied in are locked: nothing inside
 // can undo them later, even from a nested namespace).
-func buildMounts(cfg Config) error {
+func buildMounts(cfg Config, readOnly func() []string) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("make the mounts private: %w", err)
 	}
@@ -87,7 +88,7 @@ func buildMounts(cfg Config) error {
 	}
 	// Inside the grants, what the box must not write: bound read-only after
 	// the grants (on top of them), before Shepherd's folders are hidden.
-	for _, p := range cfg.ReadOnly {
+	for _, p := range readOnly() {
 		if err := bindReadOnly(p); err != nil {
 			return err
 		}
