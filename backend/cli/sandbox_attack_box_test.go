@@ -5,7 +5,9 @@ package cli
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -54,6 +56,14 @@ func init() {
 			return err
 		}
 		return os.WriteFile(p, []byte("{}\n"), 0o600)
+	})
+	registerOp("unlock", opUnlock)
+	registerOp("userns", func(string) error {
+		out, err := exec.Command("unshare", "--user", "--net", "true").CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("%v: %s", err, strings.TrimSpace(string(out)))
+		}
+		return nil
 	})
 	registerOp("fork", opFork)
 	registerOp("hog", opHog)
@@ -110,6 +120,56 @@ func init() {
 		}
 		return unix.Close(fd)
 	})
+}
+
+// opUnlock tries to undo the read-only mount on the folder v from a child
+// in user and mount namespaces of its own, nested in the box, where it
+// holds every capability over its copy of the box's mounts (until it execs,
+// so it makes raw system calls only): it unmounts v, or failing that clears
+// its read-only flag, then appends to v/config.
+func opUnlock(v string) error {
+	dir, err := unix.BytePtrFromString(v)
+	if err != nil {
+		return err
+	}
+	cfg, _ := unix.BytePtrFromString(v + "/config")
+	attr := unix.MountAttr{Attr_clr: unix.MOUNT_ATTR_RDONLY}
+	pDir, pCfg, pAttr := uintptr(unsafe.Pointer(dir)), uintptr(unsafe.Pointer(cfg)), uintptr(unsafe.Pointer(&attr))
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	pid, _, e := syscall.RawSyscall6(syscall.SYS_CLONE, syscall.CLONE_NEWUSER|syscall.CLONE_NEWNS|uintptr(syscall.SIGCHLD), 0, 0, 0, 0, 0)
+	if e != 0 {
+		return fmt.Errorf("clone into new namespaces: %w", e)
+	}
+	if pid == 0 {
+		// The child: no Go runtime from here on.
+		code := uintptr(0)
+		if _, _, e := syscall.RawSyscall(syscall.SYS_UMOUNT2, pDir, unix.MNT_DETACH, 0); e != 0 {
+			code = 10
+			if _, _, e := syscall.RawSyscall6(unix.SYS_MOUNT_SETATTR, ^uintptr(99) /* AT_FDCWD */, pDir, 0, pAttr, unsafe.Sizeof(attr), 0); e != 0 {
+				code = 20
+			}
+		}
+		fd, _, e := syscall.RawSyscall6(syscall.SYS_OPENAT, ^uintptr(99), pCfg, syscall.O_WRONLY|syscall.O_APPEND, 0, 0, 0)
+		if e != 0 {
+			syscall.RawSyscall(syscall.SYS_EXIT_GROUP, 100+code, 0, 0)
+		}
+		syscall.RawSyscall(syscall.SYS_WRITE, fd, pCfg, 1)
+		syscall.RawSyscall(syscall.SYS_EXIT_GROUP, code, 0, 0)
+	}
+	var ws syscall.WaitStatus
+	if _, err := syscall.Wait4(int(pid), &ws, 0, nil); err != nil {
+		return err
+	}
+	runtime.KeepAlive(dir)
+	runtime.KeepAlive(cfg)
+	runtime.KeepAlive(&attr)
+	how := map[int]string{0: "unmounted", 10: "its read-only flag cleared", 20: "neither unmounted nor made writable"}
+	if c := ws.ExitStatus(); c >= 100 {
+		return fmt.Errorf("%s, and %s/config could not be written", how[c-100], v)
+	}
+	fmt.Printf("  %s was %s and written\n", v, how[ws.ExitStatus()])
+	return nil
 }
 
 // opFork starts sleepers until n run or the box refuses one, then ends
@@ -239,6 +299,7 @@ func gitAttacks(t *testing.T, a *arena) {
 			perms = append(perms, "@network")
 		}
 		bad := []string{
+			"unlock:" + repo + "/.git",
 			"write:" + repo + "/.git/hooks/post-checkout", "write:" + repo + "/.git/config", "rename:" + repo + "/.git",
 			"write:" + repo + "/.git/HEAD", "write:" + repo + "/sub/.git/hooks/pre-commit", "rename:" + repo + "/sub/.git",
 			"write:" + wt + "/.git", "replace:" + wt + "/.git", "remove:" + wt + "/.git",
@@ -346,7 +407,7 @@ func limitAttacks(t *testing.T, a *arena) {
 
 // The user's keyring is not the box's: a key the user holds can be neither
 // read nor described (nor seen in /proc/keys), and none can be added; bpf()
-// and perf events are refused. (The key's owner may read it by its
+// and perf events are refused, and so are new namespaces. (The key's owner may read it by its
 // permissions, without possessing it through a keyring: which session
 // keyring a Go thread has depends on the thread.)
 func kernelAttacks(t *testing.T, a *arena) {
@@ -363,7 +424,7 @@ func kernelAttacks(t *testing.T, a *arena) {
 	for i, m := range netModes {
 		planted := desc + "-planted" + strconv.Itoa(i)
 		ops := []string{"keyread:" + strconv.Itoa(id), "keydescribe:" + strconv.Itoa(id), "addkey:" + planted,
-			"grep:/proc/keys|" + desc, "bpf:", "perf:"}
+			"grep:/proc/keys|" + desc, "bpf:", "perf:", "userns:"}
 		log := a.run("kernel"+strconv.Itoa(i), m.perms(a), ops...)
 		refused(t, log, ops...)
 		if strings.Contains(log, "the user's secret") {

@@ -36,7 +36,7 @@ func arches(goarch string) (native, compat uint32, err error) {
 	return 0, 0, fmt.Errorf("no seccomp filter for %s (amd64 and arm64 have one)", goarch)
 }
 
-type denial struct{ nr, errno uint32 }
+type denial struct{ nr, errno, mask uint32 }
 
 // denials are Denied's calls on arch, by number.
 func denials(arch uint32) []denial {
@@ -45,7 +45,7 @@ func denials(arch uint32) []denial {
 	for _, r := range Denied {
 		for _, n := range r.Names {
 			if nr, ok := nums[n]; ok {
-				out = append(out, denial{nr, r.Errno})
+				out = append(out, denial{nr, r.Errno, r.FlagMask})
 			}
 		}
 	}
@@ -54,10 +54,11 @@ func denials(arch uint32) []denial {
 }
 
 // Program is the filter for a process of goarch: by architecture, then by
-// call number, Denied's calls get their errno and every other call is
-// allowed; calls of the x32 ABI and of any other architecture get ENOSYS.
-// The result of a call depends on its number only, so the kernel's filter
-// cache keeps allowed calls from running it again.
+// call number (and for clone and unshare their flags), Denied's calls get
+// their errno and every other call is allowed; calls of the x32 ABI and of
+// any other architecture get ENOSYS. The result of every other call
+// depends on its number only, so the kernel's filter cache keeps allowed
+// calls from running it again.
 func Program(goarch string) ([]bpf.Instruction, error) {
 	native, compat, err := arches(goarch)
 	if err != nil {
@@ -77,28 +78,49 @@ func Program(goarch string) ([]bpf.Instruction, error) {
 	return append(prog, cb...), nil
 }
 
-// block checks the call number against ds; it ends in its own returns.
+// block checks the call number against ds; it ends in its own returns,
+// then the checks of the flags of the calls refused only for some (each
+// ends in its own returns too).
 func block(arch uint32, ds []denial, x32 bool) []bpf.Instruction {
+	var plain, flagged []denial
+	for _, d := range ds {
+		if d.mask != 0 {
+			flagged = append(flagged, d)
+		} else {
+			plain = append(plain, d)
+		}
+	}
 	b := []bpf.Instruction{bpf.LoadAbsolute{Off: 0, Size: 4}} // seccomp_data.nr
-	// The returns follow the checks: allow, EPERM, ENOSYS.
-	checks := len(ds)
+	checks := len(plain) + len(flagged)
 	if x32 {
 		checks++
 	}
+	// Layout: the checks, then allow, EPERM, ENOSYS, then per flagged
+	// call: load its first argument, test the mask, its two returns.
 	allowAt := 1 + checks
-	target := func(at, errno int) uint8 {
-		to := allowAt + 1
+	retAt := func(errno uint32) int {
 		if errno == errENOSYS {
-			to = allowAt + 2
+			return allowAt + 2
 		}
-		return uint8(to - at - 1)
+		return allowAt + 1
 	}
+	skip := func(from, to int) uint8 { return uint8(to - from - 1) }
 	if x32 {
-		b = append(b, bpf.JumpIf{Cond: bpf.JumpGreaterOrEqual, Val: x32Bit, SkipTrue: target(len(b), errENOSYS)})
+		b = append(b, bpf.JumpIf{Cond: bpf.JumpGreaterOrEqual, Val: x32Bit, SkipTrue: skip(len(b), retAt(errENOSYS))})
 	}
-	for _, d := range ds {
-		b = append(b, bpf.JumpIf{Cond: bpf.JumpEqual, Val: d.nr, SkipTrue: target(len(b), int(d.errno))})
+	for _, d := range plain {
+		b = append(b, bpf.JumpIf{Cond: bpf.JumpEqual, Val: d.nr, SkipTrue: skip(len(b), retAt(d.errno))})
 	}
-	return append(b, bpf.RetConstant{Val: retAllow}, bpf.RetConstant{Val: retErrno | errEPERM},
+	for i, d := range flagged {
+		b = append(b, bpf.JumpIf{Cond: bpf.JumpEqual, Val: d.nr, SkipTrue: skip(len(b), allowAt+3+4*i)})
+	}
+	b = append(b, bpf.RetConstant{Val: retAllow}, bpf.RetConstant{Val: retErrno | errEPERM},
 		bpf.RetConstant{Val: retErrno | errENOSYS})
+	for _, d := range flagged {
+		// The low half of seccomp_data.args[0] (little-endian machines).
+		b = append(b, bpf.LoadAbsolute{Off: 16, Size: 4},
+			bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: d.mask, SkipFalse: 1},
+			bpf.RetConstant{Val: retErrno | d.errno}, bpf.RetConstant{Val: retAllow})
+	}
+	return b
 }

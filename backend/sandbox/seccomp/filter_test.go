@@ -10,16 +10,22 @@ import (
 
 // data is a seccomp_data for the VM, which reads big-endian (the kernel
 // reads it in the machine's order; the program's loads are the same).
-func data(archID, nr uint32) []byte {
+func data(archID, nr, arg0 uint32) []byte {
 	b := make([]byte, 64)
 	binary.BigEndian.PutUint32(b[0:], nr)
 	binary.BigEndian.PutUint32(b[4:], archID)
+	binary.BigEndian.PutUint32(b[16:], arg0)
 	return b
 }
 
 func run(t *testing.T, vm *bpf.VM, archID, nr uint32) uint32 {
 	t.Helper()
-	v, err := vm.Run(data(archID, nr))
+	return runArg(t, vm, archID, nr, 0)
+}
+
+func runArg(t *testing.T, vm *bpf.VM, archID, nr, arg0 uint32) uint32 {
+	t.Helper()
+	v, err := vm.Run(data(archID, nr, arg0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,6 +56,17 @@ func TestProgram(t *testing.T) {
 			for _, r := range Denied {
 				for _, n := range r.Names {
 					if nr, ok := a.SyscallNames[n]; ok {
+						if r.FlagMask != 0 {
+							// Refused with a namespace flag, allowed without.
+							if got := runArg(t, vm, uint32(a.ID), uint32(nr), 0x10000000); got != retErrno|r.Errno {
+								t.Errorf("%s %s(CLONE_NEWUSER): %#x", a.Name, n, got)
+							}
+							if got := runArg(t, vm, uint32(a.ID), uint32(nr), 0x00050f00|17); got != retAllow {
+								t.Errorf("%s %s(a thread's flags): %#x", a.Name, n, got)
+							}
+							want[uint32(nr)] = retAllow // its first argument is 0 in the loop below
+							continue
+						}
 						want[uint32(nr)] = retErrno | r.Errno
 						if sysnum[uint32(a.ID)][n] != uint32(nr) {
 							t.Errorf("%s %s: generated %d, table %d (go generate)", a.Name, n, sysnum[uint32(a.ID)][n], nr)
@@ -80,7 +97,7 @@ func TestProgram(t *testing.T) {
 	insts, _ := Program("amd64")
 	vm, _ := bpf.NewVM(insts)
 	for _, n := range []string{"keyctl", "add_key", "request_key", "bpf", "perf_event_open", "kexec_load", "finit_module",
-		"io_uring_setup", "userfaultfd", "open_by_handle_at", "reboot", "swapon", "settimeofday"} {
+		"io_uring_setup", "userfaultfd", "open_by_handle_at", "reboot", "swapon", "settimeofday", "setns", "mount", "clone3"} {
 		for _, a := range []*arch.Info{arch.X86_64, arch.I386} {
 			if got := run(t, vm, uint32(a.ID), uint32(a.SyscallNames[n])); got == retAllow {
 				t.Errorf("%s %s allowed", a.Name, n)
@@ -91,7 +108,7 @@ func TestProgram(t *testing.T) {
 	if got := run(t, vm, auditX86_64, x32Bit|uint32(arch.X32.SyscallNames["keyctl"])); got != retErrno|errENOSYS {
 		t.Errorf("x32 keyctl: %#x", got)
 	}
-	for _, n := range []string{"read", "write", "openat", "clone", "unshare", "mount", "ptrace", "execve", "mmap"} {
+	for _, n := range []string{"read", "write", "openat", "clone", "ptrace", "execve", "mmap", "process_vm_readv"} {
 		if got := run(t, vm, auditX86_64, uint32(arch.X86_64.SyscallNames[n])); got != retAllow {
 			t.Errorf("%s refused: %#x", n, got)
 		}

@@ -18,12 +18,22 @@ const (
 	errENOSYS = 38
 )
 
-// Rule refuses Names with Errno.
+// Rule refuses Names with Errno — when FlagMask is set, only calls whose
+// first argument (the flags of clone and unshare) has one of its bits.
 type Rule struct {
-	Names []string
-	Errno uint32
-	Why   string
+	Names    []string
+	Errno    uint32
+	FlagMask uint32
+	Why      string
 }
+
+// Namespace flags of clone (CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER,
+// NEWPID, NEWNET) and of unshare (with CLONE_NEWTIME, which clone's low
+// byte, the exit signal, cannot hold).
+const (
+	cloneNewMask   = 0x7e020000
+	unshareNewMask = cloneNewMask | 0x80
+)
 
 // Denied is the policy. A name an architecture lacks is skipped there.
 var Denied = []Rule{
@@ -46,16 +56,23 @@ var Denied = []Rule{
 		Why: "other processes' files and memory (Docker allows them only with CAP_SYS_PTRACE)"},
 	{Names: []string{"io_uring_setup", "io_uring_enter", "io_uring_register"}, Errno: errENOSYS,
 		Why: "io_uring: a large kernel attack surface that bypasses the filter; programs fall back when it is missing"},
+	{Names: []string{"clone"}, Errno: errEPERM, FlagMask: cloneNewMask,
+		Why: "new namespaces: a user namespace gives its maker every capability over the kernel code it reaches (netfilter, mounts: the usual way to a privilege escalation); in a box they are of no use besides (Landlock keeps a nested one from setting its ID maps)"},
+	{Names: []string{"unshare"}, Errno: errEPERM, FlagMask: unshareNewMask, Why: "new namespaces, as clone"},
+	{Names: []string{"clone3"}, Errno: errENOSYS,
+		Why: "its flags are out of the filter's reach; C libraries and Go fall back to clone, whose flags are checked"},
+	{Names: []string{"setns", "mount", "umount", "umount2", "pivot_root", "chroot", "mount_setattr", "move_mount",
+		"open_tree", "open_tree_attr", "fsopen", "fsconfig", "fsmount", "fspick", "sethostname", "setdomainname"}, Errno: errEPERM,
+		Why: "namespaces and mounts: a box holds no capability for them, so they only reach kernel code"},
 }
 
 // Kept are calls Docker's profile denies to a container without
 // capabilities that the box allows, and why.
 var Kept = []Rule{
-	{Names: []string{"unshare", "setns", "clone", "clone3", "mount", "umount2", "pivot_root", "chroot", "mount_setattr",
-		"move_mount", "open_tree", "fsopen", "fsconfig", "fsmount", "fspick", "sethostname", "setdomainname"},
-		Why: "namespaces and mounts: bubblewrap (which Claude Code and Codex use to sandbox their commands) and browsers' sandboxes need them; what they make stays inside the box, whose mounts are locked"},
-	{Names: []string{"ptrace", "process_vm_readv", "process_vm_writev", "personality"},
-		Why: "debuggers (the box's PID namespace bounds them to the box)"},
-	{Names: []string{"get_mempolicy", "lsm_get_self_attr", "lsm_list_modules", "lsm_set_self_attr", "clock_adjtime", "adjtimex"},
-		Why: "read-only, or only able to restrict the caller"},
+	{Names: []string{"get_mempolicy", "lsm_get_self_attr", "lsm_list_modules", "lsm_set_self_attr"},
+		Why: "they only read, or only restrict the caller"},
+	{Names: []string{"personality"},
+		Why: "with any persona (Docker allows a few): debuggers turn address randomisation off for what they run"},
+	{Names: []string{"afs_syscall", "getpmsg", "putpmsg", "security", "tuxcall", "vserver"},
+		Why: "not implemented by Linux: they fail anyway"},
 }
