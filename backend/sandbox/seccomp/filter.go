@@ -2,6 +2,7 @@ package seccomp
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"golang.org/x/net/bpf"
@@ -54,7 +55,8 @@ func denials(arch uint32) []denial {
 }
 
 // Program is the filter for a process of goarch: by architecture, then by
-// call number (and for clone and unshare their flags), Denied's calls get
+// call number (a binary search; for clone and unshare their flags too),
+// Denied's calls get
 // their errno and every other call is allowed; calls of the x32 ABI and of
 // any other architecture get ENOSYS. The result of every other call
 // depends on its number only, so the kernel's filter cache keeps allowed
@@ -78,41 +80,40 @@ func Program(goarch string) ([]bpf.Instruction, error) {
 	return append(prog, cb...), nil
 }
 
-// block checks the call number against ds; it ends in its own returns,
-// then the checks of the flags of the calls refused only for some (each
-// ends in its own returns too).
+// block checks the call number against ds, sorted, by a binary search:
+// about ten instructions a call rather than one per refused call (the
+// kernel also runs the filter for every call number when it is installed,
+// to cache which ones it allows). The searches jump to the block's shared
+// returns, which end it: allow, EPERM, ENOSYS, then one test of the flags
+// for each call refused only with some.
 func block(arch uint32, ds []denial, x32 bool) []bpf.Instruction {
-	var plain, flagged []denial
+	var flagged []denial
 	for _, d := range ds {
 		if d.mask != 0 {
 			flagged = append(flagged, d)
-		} else {
-			plain = append(plain, d)
 		}
 	}
-	b := []bpf.Instruction{bpf.LoadAbsolute{Off: 0, Size: 4}} // seccomp_data.nr
-	checks := len(plain) + len(flagged)
+	code := []insn{{ins: bpf.LoadAbsolute{Off: 0, Size: 4}, to: -1}} // seccomp_data.nr
 	if x32 {
-		checks++
+		code = append(code, insn{ins: bpf.JumpIf{Cond: bpf.JumpGreaterOrEqual, Val: x32Bit}, to: toENOSYS})
 	}
-	// Layout: the checks, then allow, EPERM, ENOSYS, then per flagged
-	// call: load its first argument, test the mask, its two returns.
-	allowAt := 1 + checks
-	retAt := func(errno uint32) int {
-		if errno == errENOSYS {
-			return allowAt + 2
+	code = append(code, search(ds, flagged)...)
+	rets := len(code)
+	b := make([]bpf.Instruction, 0, rets+3+4*len(flagged))
+	for i, c := range code {
+		if c.to >= 0 {
+			j := c.ins.(bpf.JumpIf)
+			skip := rets + c.to
+			if c.to >= toFlagged {
+				skip = rets + 3 + 4*(c.to-toFlagged)
+			}
+			if skip-i-1 > 255 {
+				panic("seccomp: a jump longer than BPF's") // the policy would have to grow tenfold
+			}
+			j.SkipTrue = uint8(skip - i - 1)
+			c.ins = j
 		}
-		return allowAt + 1
-	}
-	skip := func(from, to int) uint8 { return uint8(to - from - 1) }
-	if x32 {
-		b = append(b, bpf.JumpIf{Cond: bpf.JumpGreaterOrEqual, Val: x32Bit, SkipTrue: skip(len(b), retAt(errENOSYS))})
-	}
-	for _, d := range plain {
-		b = append(b, bpf.JumpIf{Cond: bpf.JumpEqual, Val: d.nr, SkipTrue: skip(len(b), retAt(d.errno))})
-	}
-	for i, d := range flagged {
-		b = append(b, bpf.JumpIf{Cond: bpf.JumpEqual, Val: d.nr, SkipTrue: skip(len(b), allowAt+3+4*i)})
+		b = append(b, c.ins)
 	}
 	b = append(b, bpf.RetConstant{Val: retAllow}, bpf.RetConstant{Val: retErrno | errEPERM},
 		bpf.RetConstant{Val: retErrno | errENOSYS})
@@ -123,4 +124,45 @@ func block(arch uint32, ds []denial, x32 bool) []bpf.Instruction {
 			bpf.RetConstant{Val: retErrno | d.errno}, bpf.RetConstant{Val: retAllow})
 	}
 	return b
+}
+
+// insn is an instruction of a block; a JumpIf with to >= 0 jumps, when
+// true, to the block's return to (toAllow, toEPERM, toENOSYS, or the flags
+// test toFlagged+k of its k-th flagged call).
+type insn struct {
+	ins bpf.Instruction
+	to  int
+}
+
+const (
+	toAllow = iota
+	toEPERM
+	toENOSYS
+	toFlagged
+)
+
+// search is the code that leads the call number in A to ds's action when
+// it is one of them, else to allow.
+func search(ds, flagged []denial) []insn {
+	if len(ds) <= 4 {
+		var b []insn
+		for _, d := range ds {
+			to := toEPERM
+			switch {
+			case d.mask != 0:
+				to = toFlagged + slices.IndexFunc(flagged, func(f denial) bool { return f.nr == d.nr })
+			case d.errno == errENOSYS:
+				to = toENOSYS
+			}
+			b = append(b, insn{ins: bpf.JumpIf{Cond: bpf.JumpEqual, Val: d.nr}, to: to})
+		}
+		return append(b, insn{ins: bpf.RetConstant{Val: retAllow}, to: -1})
+	}
+	mid := len(ds) / 2
+	hi, lo := search(ds[mid:], flagged), search(ds[:mid], flagged)
+	if len(hi) > 255 {
+		panic("seccomp: a jump longer than BPF's")
+	}
+	// A >= ds[mid]: the upper half, which follows; else jump over it.
+	return append(append([]insn{{ins: bpf.JumpIf{Cond: bpf.JumpGreaterOrEqual, Val: ds[mid].nr, SkipFalse: uint8(len(hi))}, to: -1}}, hi...), lo...)
 }

@@ -2,6 +2,7 @@ package seccomp
 
 import (
 	"encoding/binary"
+	"slices"
 	"testing"
 
 	"github.com/elastic/go-seccomp-bpf/arch"
@@ -115,5 +116,76 @@ func TestProgram(t *testing.T) {
 	}
 	if _, err := Program("riscv64"); err == nil {
 		t.Error("a filter for an architecture without tables")
+	}
+}
+
+// The program stays short enough for its jumps and quick to run: a
+// binary search, not one check per refused call.
+func TestProgramSize(t *testing.T) {
+	insts, err := Program("amd64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(insts) > 320 {
+		t.Errorf("%d instructions", len(insts))
+	}
+	// The longest path: count the instructions run for every call.
+	longest := 0
+	for nr := uint32(0); nr < 500; nr++ {
+		if n := steps(insts, data(auditX86_64, nr, 0)); n > longest {
+			longest = n
+		}
+	}
+	if longest > 20 {
+		t.Errorf("a call runs %d instructions", longest)
+	}
+}
+
+// steps counts the instructions a program runs on in (jumps and loads of
+// absolute offsets only, as Program's are).
+func steps(insts []bpf.Instruction, in []byte) int {
+	var a uint32
+	for pc, n := 0, 1; pc < len(insts); pc, n = pc+1, n+1 {
+		switch ins := insts[pc].(type) {
+		case bpf.LoadAbsolute:
+			a = binary.BigEndian.Uint32(in[ins.Off:])
+		case bpf.Jump:
+			pc += int(ins.Skip)
+		case bpf.JumpIf:
+			ok := false
+			switch ins.Cond {
+			case bpf.JumpEqual:
+				ok = a == ins.Val
+			case bpf.JumpGreaterOrEqual:
+				ok = a >= ins.Val
+			case bpf.JumpBitsSet:
+				ok = a&ins.Val != 0
+			}
+			if ok {
+				pc += int(ins.SkipTrue)
+			} else {
+				pc += int(ins.SkipFalse)
+			}
+		case bpf.RetConstant:
+			return n
+		}
+	}
+	return -1
+}
+
+// The assembled filters (go generate) are Program's.
+func TestGeneratedPrograms(t *testing.T) {
+	for _, goarch := range []string{"amd64", "arm64"} {
+		insts, err := Program(goarch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := bpf.Assemble(insts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := programs[goarch]; len(got) != len(raw) || !slices.Equal(got, raw) {
+			t.Errorf("%s: zprogram.go is not Program's (go generate ./backend/sandbox/seccomp)", goarch)
+		}
 	}
 }

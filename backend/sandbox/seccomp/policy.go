@@ -9,6 +9,7 @@
 // (golang.org/x/net/bpf) from syscall tables generated from
 // github.com/elastic/go-seccomp-bpf's (zsysnum.go); no cgo, no libseccomp.
 //go:generate go run gen_sysnum.go
+//go:generate go run gen_sysnum.go
 
 package seccomp
 
