@@ -179,7 +179,8 @@ func TestFindRepos(t *testing.T) {
 		t.Fatal(err)
 	}
 	mk(t, root+"/elsewhere/.git/config")
-	s := FindRepos([]string{g}, DefaultScan)
+	mk(t, root+"/home/.claude/plugins/p/.git/config", g+"/x/.claude/y/.git/config")
+	s := FindRepos([]string{g, root + "/home/.claude"}, DefaultScan)
 	want := []string{g + "/a/.claude", g + "/a/.git", g + "/a/b/c/.git"}
 	if diff := cmp.Diff(want, s.Paths); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)

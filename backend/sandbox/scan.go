@@ -24,11 +24,12 @@ var DefaultScan = ScanLimits{Depth: 6, Dirs: 500}
 
 // scanSkip are folders never searched: dependencies, build output, caches
 // and virtual environments — large, and written by tools rather than
-// holding the user's repositories.
+// holding the user's repositories —, and the agent CLIs' folders (a grant
+// that is one is not searched either).
 var scanSkip = []string{"node_modules", "bower_components", "vendor", "target", "dist", "build", "out",
 	".venv", "venv", "__pycache__", ".cache", ".next", ".nuxt", ".gradle", ".m2", ".npm", ".pnpm-store",
 	".yarn", ".tox", ".mypy_cache", ".pytest_cache", ".ruff_cache", "coverage", "Pods", "DerivedData",
-	".terraform", ".direnv", ".cargo", ".rustup", ".git"}
+	".terraform", ".direnv", ".cargo", ".rustup", ".git", ".claude", ".codex"}
 
 // Scanned is what FindRepos found and how far it looked.
 type Scanned struct {
@@ -47,6 +48,9 @@ func FindRepos(grants []string, lim ScanLimits) Scanned {
 	var s Scanned
 	var queue []scanDir
 	for _, g := range grants {
+		if slices.Contains(scanSkip, filepath.Base(g)) {
+			continue
+		}
 		if d, err := openScanDir(g, 0, -1, ""); err == nil {
 			queue = append(queue, d)
 		}
