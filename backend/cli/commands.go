@@ -658,6 +658,9 @@ var settingKeys = []struct{ name, doc string }{
 	{"autoResumeLimit", "auto-resumes allowed before giving up"},
 	{"pausedExpiryDays", "days after which a paused agent expires"},
 	{"maxRunning", "agents allowed to run at once (0: no limit)"},
+	{"boxMaxProcesses", "processes and threads each sandboxed agent's box may run (0: no limit)"},
+	{"boxMemoryMiB", "MiB of memory each sandboxed agent's box may use (0: no limit)"},
+	{"boxShmMiB", "MiB of /dev/shm (its TMPDIR) each sandboxed agent's box gets (0: the kernel's default)"},
 }
 
 // settingUsds are the settings in dollars.

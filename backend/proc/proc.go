@@ -23,6 +23,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"shepherd/backend/procid"
+	"shepherd/backend/sandbox"
 	"shepherd/backend/sandbox/jail"
 	"shepherd/backend/shim"
 )
@@ -87,6 +88,13 @@ type Spec struct {
 	SandboxNetwork bool
 	// Hide are folders a sandboxed agent must not see (Shepherd's own).
 	Hide []string
+	// ReadOnly are paths inside a sandboxed agent's grants it must not
+	// write; Limits its box's limits; Cgroup, when the box has one of its
+	// own (Limits.Cgroup), the folder of that cgroup v2, which the shim is
+	// started in.
+	ReadOnly []string
+	Limits   sandbox.Limits
+	Cgroup   string
 }
 
 // Identity is what a record keeps to find a process again: the agent's pid
@@ -111,11 +119,22 @@ type Pending struct {
 	proc          *os.Process // or the shim, started by the spawner (still our child)
 	goAhead       *os.File
 	status        *os.File
+	cgroup        string // the box's own cgroup, removed once the shim is gone
 }
 
 // Prepare starts the shim for spec in a session of its own. It does not
 // start the agent: a shim whose go-ahead pipe closes first exits at once.
+// A box's cgroup (spec.Cgroup) is the Pending's from then on: removed when
+// the shim is gone, or now if it cannot be started.
 func (r *Runner) Prepare(spec Spec) (*Pending, error) {
+	p, err := r.prepare(spec)
+	if err != nil {
+		removeCgroup(spec.Cgroup)
+	}
+	return p, err
+}
+
+func (r *Runner) prepare(spec Spec) (*Pending, error) {
 	logf, err := os.OpenFile(spec.Log, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open log: %w", err)
@@ -124,7 +143,7 @@ func (r *Runner) Prepare(spec Spec) (*Pending, error) {
 	opts := shim.Options{Path: spec.Path, Argv: spec.Argv, Dir: spec.Dir, Log: spec.Log,
 		ExitFile: spec.ExitFile, RunFile: spec.RunFile, Grace: spec.Grace, GoAhead: true, Sandbox: spec.Sandbox}
 	if spec.Sandbox != "" {
-		opts.Hide = spec.Hide
+		opts.Hide, opts.ReadOnly, opts.Limits = spec.Hide, spec.ReadOnly, spec.Limits
 		// Read here, on the host's network: the shim may start on the box's.
 		opts.Sockets = jail.HostSockets()
 	}
@@ -138,7 +157,7 @@ func (r *Runner) Prepare(spec Spec) (*Pending, error) {
 		sw.Close()
 		return nil, err
 	}
-	p := &Pending{r: r, exitFile: spec.ExitFile, runFile: spec.RunFile, goAhead: gw, status: sr}
+	p := &Pending{r: r, exitFile: spec.ExitFile, runFile: spec.RunFile, goAhead: gw, status: sr, cgroup: spec.Cgroup}
 	p.cmd, p.proc, err = r.startShim(spec, opts, logf, sw, gr)
 	sw.Close()
 	gr.Close()
@@ -160,8 +179,18 @@ func (r *Runner) Prepare(spec Spec) (*Pending, error) {
 // Cmd); any other by this process.
 func (r *Runner) startShim(spec Spec, opts shim.Options, logf, status, goAhead *os.File) (*exec.Cmd, *os.Process, error) {
 	if spec.Sandbox != "" {
-		proc, err := r.spawnBoxed(shim.SpawnRequest{Argv: append([]string{r.Shim}, opts.Args()...), Env: spec.Env,
-			Dir: spec.Dir, Network: spec.SandboxNetwork}, [3]*os.File{logf, status, goAhead})
+		req := shim.SpawnRequest{Argv: append([]string{r.Shim}, opts.Args()...), Env: spec.Env,
+			Dir: spec.Dir, Network: spec.SandboxNetwork}
+		files := []*os.File{logf, status, goAhead}
+		if spec.Cgroup != "" {
+			cg, err := sandbox.OpenCgroup(spec.Cgroup)
+			if err != nil {
+				return nil, nil, err
+			}
+			defer cg.Close()
+			req.Cgroup, files = true, append(files, cg)
+		}
+		proc, err := r.spawnBoxed(req, files)
 		if !errors.Is(err, errors.ErrUnsupported) {
 			return nil, proc, err
 		}
@@ -186,13 +215,23 @@ func (p *Pending) Abort() {
 	p.wait()
 }
 
-// wait reaps the shim.
+// wait reaps the shim, and removes the box's cgroup.
 func (p *Pending) wait() {
 	if p.cmd != nil {
 		_ = p.cmd.Wait()
-		return
+	} else {
+		_, _ = p.proc.Wait()
 	}
-	_, _ = p.proc.Wait()
+	removeCgroup(p.cgroup)
+}
+
+// removeCgroup removes a box's cgroup whose shim is gone (the kernel
+// refuses while anything lives in it; the next engine's start sweeps what
+// is left).
+func removeCgroup(dir string) {
+	if dir != "" {
+		_ = os.Remove(dir)
+	}
 }
 
 // killStarted ends an agent the shim did start although it could not say
@@ -231,7 +270,7 @@ func (p *Pending) Go() (*Process, error) {
 		return nil, err
 	}
 	pr := newProcess(p.r, Identity{PID: h.PID, ShimPID: p.ShimPID, ShimStartTime: p.ShimStartTime, ExitFile: p.exitFile})
-	pr.status, pr.statusFile, pr.child = rd, p.status, p.proc
+	pr.status, pr.statusFile, pr.child, pr.cgroup = rd, p.status, p.proc, p.cgroup
 	// The start time is what tells this process from a later one with the
 	// same pid; an agent that is already gone has none, and its exit status
 	// comes from the shim as usual.
@@ -268,6 +307,7 @@ type Process struct {
 	status     *bufio.Reader
 	statusFile *os.File
 	child      *os.Process // the shim, when it is our child
+	cgroup     string      // the box's own cgroup, removed when the shim is reaped
 
 	attached bool // started by another engine
 
@@ -372,6 +412,7 @@ func (p *Process) Reap(ctx context.Context) {
 	if pid, _ := unix.Wait4(p.ShimPID, &ws, unix.WNOHANG, nil); pid == p.ShimPID {
 		_ = p.child.Release()
 		p.child = nil
+		removeCgroup(p.cgroup)
 	}
 }
 

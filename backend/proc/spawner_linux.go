@@ -25,8 +25,9 @@ type spawner struct {
 
 // spawnBoxed starts a sandboxed agent's shim through the spawner, in the
 // box's namespaces, as this process's child; files are its stderr, status
-// pipe and go-ahead pipe.
-func (r *Runner) spawnBoxed(req shim.SpawnRequest, files [3]*os.File) (*os.Process, error) {
+// pipe and go-ahead pipe, and with req.Cgroup the box's cgroup to start it
+// in.
+func (r *Runner) spawnBoxed(req shim.SpawnRequest, files []*os.File) (*os.Process, error) {
 	s := &r.spawn
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -73,13 +74,17 @@ func (s *spawner) start(shimPath string) error {
 	return nil
 }
 
-func (s *spawner) ask(req shim.SpawnRequest, files [3]*os.File) (int, error) {
+func (s *spawner) ask(req shim.SpawnRequest, files []*os.File) (int, error) {
 	b, err := json.Marshal(req)
 	if err != nil {
 		return 0, err
 	}
 	fd := int(s.conn.Fd())
-	rights := unix.UnixRights(int(files[0].Fd()), int(files[1].Fd()), int(files[2].Fd()))
+	fds := make([]int, len(files))
+	for i, f := range files {
+		fds[i] = int(f.Fd())
+	}
+	rights := unix.UnixRights(fds...)
 	if err := unix.Sendmsg(fd, b, rights, nil, 0); err != nil {
 		return 0, fmt.Errorf("%w: %v", errSpawnerGone, err)
 	}

@@ -12,7 +12,7 @@ import (
 // spawner: off Linux a sandboxed shim starts like any other.
 type spawner struct{}
 
-func (r *Runner) spawnBoxed(shim.SpawnRequest, [3]*os.File) (*os.Process, error) {
+func (r *Runner) spawnBoxed(shim.SpawnRequest, []*os.File) (*os.Process, error) {
 	return nil, errors.ErrUnsupported
 }
 

@@ -25,9 +25,9 @@ func Detect(probe []string) Support {
 }
 
 // Wrap returns the path and argv that run path with argv under g's Seatbelt
-// profile, with the hide folders unreadable.
-func Wrap(g Grants, logPath string, hide []string, path string, argv []string) (string, []string) {
-	a := []string{"sandbox-exec", "-p", SeatbeltProfile(g, logPath, hide), path}
+// profile, with the hide folders unreadable and the readOnly paths kept so.
+func Wrap(g Grants, logPath string, hide, readOnly []string, path string, argv []string) (string, []string) {
+	a := []string{"sandbox-exec", "-p", SeatbeltProfile(g, logPath, hide, readOnly), path}
 	if len(argv) > 1 {
 		a = append(a, argv[1:]...)
 	}

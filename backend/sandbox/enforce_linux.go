@@ -25,18 +25,29 @@ func Detect(probe []string) Support {
 	default:
 		s.Landlock, s.LandlockABI = true, abi
 	}
+	if base, why := DetectCgroup(); base != "" {
+		s.Limits, s.CgroupBase = LimitsCgroup, base
+		SweepCgroups(base) // boxes gone while no engine ran
+	} else {
+		s.Limits, s.LimitsNote = LimitsRlimit, why
+	}
 	if len(probe) == 0 {
 		s.NetNSError = "no probe to try one with"
 		return s
 	}
 	cmd := exec.Command(probe[0], probe[1:]...)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		s.NetNSError = fmt.Sprintf("cannot build the sandbox's namespaces (%v%s); unprivileged user namespaces may be disabled (sysctl kernel.unprivileged_userns_clone, user.max_user_namespaces, or an AppArmor rule)", err, trimOut(out))
+		s.NetNSError = fmt.Sprintf("cannot build the sandbox's box (%v%s); if it is the namespaces, unprivileged user namespaces may be disabled (sysctl kernel.unprivileged_userns_clone, user.max_user_namespaces, or an AppArmor rule)", err, trimOut(out))
 	} else {
 		s.NetNS = true
+		s.PIDLimit = strings.Contains(string(out), ProbePIDLimit)
 	}
 	return s
 }
+
+// ProbePIDLimit is what the probe prints when the kernel took a PID limit
+// for the box's PID namespace (Linux 6.14 and newer).
+const ProbePIDLimit = "pid-limit: yes"
 
 func trimOut(b []byte) string {
 	if len(b) == 0 {

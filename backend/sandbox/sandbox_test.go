@@ -137,7 +137,7 @@ func TestSupportCheckSaysWhatIsMissing(t *testing.T) {
 }
 
 func TestSeatbeltProfile(t *testing.T) {
-	p := SeatbeltProfile(Grants{WriteDirs: []string{"/Users/me/proj", `/tmp/we"ird`}}, "/Users/me/log", nil)
+	p := SeatbeltProfile(Grants{WriteDirs: []string{"/Users/me/proj", `/tmp/we"ird`}}, "/Users/me/log", nil, nil)
 	for _, want := range []string{"(version 1)", "(allow default)", "(deny file-write*)", `(subpath "/Users/me/proj")`,
 		`(subpath "/tmp/we\"ird")`, `(literal "/Users/me/log")`, `(literal "/dev/null")`, "(deny network*)"} {
 		if !strings.Contains(p, want) {
@@ -149,10 +149,10 @@ func TestSeatbeltProfile(t *testing.T) {
 	if strings.Index(p, "(deny file-write*)") > strings.Index(p, "(allow file-write*") {
 		t.Error("allow before deny")
 	}
-	if strings.Contains(SeatbeltProfile(Grants{Network: true}, "", nil), "(deny network*)") {
+	if strings.Contains(SeatbeltProfile(Grants{Network: true}, "", nil, nil), "(deny network*)") {
 		t.Error("@network still denies the network")
 	}
-	hid := SeatbeltProfile(Grants{}, "", []string{"/Users/me/Library/Application Support/shepherd"})
+	hid := SeatbeltProfile(Grants{}, "", []string{"/Users/me/Library/Application Support/shepherd"}, nil)
 	for _, want := range []string{"(deny file-read* file-write*\n  (subpath \"/Users/me/Library/Application Support/shepherd\")", "(deny signal)", "(deny ipc-sysv*)"} {
 		if !strings.Contains(hid, want) {
 			t.Errorf("profile lacks %q:\n%s", want, hid)

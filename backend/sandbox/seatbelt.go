@@ -10,13 +10,17 @@ import (
 // times, xattrs, flags) outside the granted folders, the log and the usual
 // devices; reads of Shepherd's own folders (hide); signals to processes
 // outside the sandbox; SysV IPC; Unix sockets (but the system's name
-// resolver, with @network); and — without @network — the network.
+// resolver, with @network); and — without @network — the network. The
+// readOnly paths (Protection: git dirs and agent CLI configuration inside
+// the grants) are denied writes after the grants allow them (SBPL: the
+// last matching rule wins), the path itself included (no unlink, rename or
+// replace).
 //
 // What Seatbelt cannot express, and so macOS does not enforce: a process
 // namespace (a process that leaves the agent's process group outlives a
 // stop) and dropping privileges (macOS has no capabilities; set-user-id
 // programs keep working).
-func SeatbeltProfile(g Grants, logPath string, hide []string) string {
+func SeatbeltProfile(g Grants, logPath string, hide, readOnly []string) string {
 	var b strings.Builder
 	b.WriteString("(version 1)\n(allow default)\n")
 	if len(hide) > 0 {
@@ -40,6 +44,13 @@ func SeatbeltProfile(g Grants, logPath string, hide []string) string {
 		fmt.Fprintf(&b, "  (subpath %s)\n", sbplString(d))
 	}
 	b.WriteString(")\n")
+	if len(readOnly) > 0 {
+		b.WriteString("(deny file-write*\n")
+		for _, p := range readOnly {
+			fmt.Fprintf(&b, "  (subpath %s)\n", sbplString(p))
+		}
+		b.WriteString(")\n")
+	}
 	if !g.Network {
 		b.WriteString("(deny network*)\n")
 	} else {

@@ -24,6 +24,15 @@ type Support struct {
 	// macOS: sandbox-exec (Seatbelt).
 	Seatbelt      bool   `json:"seatbelt"`
 	SeatbeltError string `json:"seatbeltError,omitempty"`
+	// Limits is how a box's process, memory and /dev/shm limits are
+	// enforced: LimitsCgroup (a cgroup of its own below CgroupBase) or
+	// LimitsRlimit (LimitsNote says why there is no cgroup; PIDLimit, that
+	// the kernel also caps the tasks of the box's PID namespace, which
+	// counts root's too); "" where there are none (macOS).
+	Limits     string `json:"limits,omitempty"`
+	CgroupBase string `json:"cgroupBase,omitempty"`
+	LimitsNote string `json:"limitsNote,omitempty"`
+	PIDLimit   bool   `json:"pidLimit,omitempty"`
 }
 
 // Check says what of g this machine cannot enforce; nil when it can all be.
@@ -67,14 +76,33 @@ func (s Support) Summary() string {
 		if !s.NetNS {
 			nw = "no sandbox namespaces (" + orUnknown(s.NetNSError) + ")"
 		}
-		return fs + "; " + nw
+		return fs + "; " + nw + "; " + s.LimitsSummary()
 	case "darwin":
 		if s.Seatbelt {
-			return "sandbox-exec (Seatbelt)"
+			return "sandbox-exec (Seatbelt); " + s.LimitsSummary()
 		}
 		return "no sandbox-exec (" + orUnknown(s.SeatbeltError) + ")"
 	}
 	return "no sandbox on " + s.OS
+}
+
+// LimitsSummary says how a box's limits are enforced here.
+func (s Support) LimitsSummary() string {
+	switch s.Limits {
+	case LimitsCgroup:
+		return "per-box limits by cgroup v2 (" + s.CgroupBase + ")"
+	case LimitsRlimit:
+		procs := "processes by RLIMIT_NPROC (not root's)"
+		if s.PIDLimit {
+			procs = "processes by the box's PID limit and RLIMIT_NPROC"
+		}
+		out := "per-box limits by rlimits: " + procs + ", memory per process by RLIMIT_DATA, /dev/shm by its size"
+		if s.LimitsNote != "" {
+			out += " (no cgroup: " + s.LimitsNote + ")"
+		}
+		return out
+	}
+	return "no per-box process or memory limits"
 }
 
 // Full reports whether every grant can be enforced here.

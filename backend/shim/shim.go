@@ -23,6 +23,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"shepherd/backend/sandbox"
 )
 
 // Options are the shim's flags.
@@ -38,6 +40,10 @@ type Options struct {
 	Sandbox  string        // sandbox.json: run the agent sandboxed by its grants
 	Hide     []string      // folders a sandboxed agent must not see (Shepherd's own)
 	Sockets  []string      // the host's Unix sockets, covered in a sandboxed agent's box
+	// ReadOnly are paths inside the grants a sandboxed agent must not
+	// write (sandbox.Protection: git dirs, agent CLI configuration).
+	ReadOnly []string
+	Limits   sandbox.Limits // a sandboxed agent's box's
 }
 
 // prepared is an agent made ready to start: start waits for the go-ahead
@@ -76,6 +82,12 @@ func (o Options) Args() []string {
 	for _, s := range o.Sockets {
 		a = append(a, "--cover-socket", s)
 	}
+	if o.Sandbox != "" {
+		for _, p := range o.ReadOnly {
+			a = append(a, "--read-only", p)
+		}
+		a = append(a, o.Limits.Args()...)
+	}
 	a = append(a, "--")
 	return append(a, o.Argv...)
 }
@@ -97,12 +109,16 @@ func Main(args []string, status io.WriteCloser, goAhead func() io.ReadCloser) in
 			// Build a box as for an agent, run nothing in it: the answer is
 			// whether that worked, and if not, why.
 			self, err := os.Executable()
+			var found string
 			if err == nil {
-				err = ProbeSandbox(self)
+				found, err = ProbeSandbox(self)
 			}
 			if err != nil {
 				fmt.Fprintln(os.Stderr, err)
 				return 1
+			}
+			if found != "" {
+				fmt.Println(found)
 			}
 			return 0
 		}
@@ -125,7 +141,22 @@ func Main(args []string, status io.WriteCloser, goAhead func() io.ReadCloser) in
 		o.Sockets = append(o.Sockets, v)
 		return nil
 	})
+	fs.Func("read-only", "a path in a grant a sandboxed agent must not write (repeatable)", func(v string) error {
+		if !filepath.IsAbs(v) || filepath.Clean(v) != v {
+			return fmt.Errorf("not an absolute clean path: %q", v)
+		}
+		o.ReadOnly = append(o.ReadOnly, v)
+		return nil
+	})
+	fs.IntVar(&o.Limits.Processes, "max-processes", 0, "a sandboxed agent's box's task limit (0: none)")
+	fs.IntVar(&o.Limits.MemoryMiB, "memory-mib", 0, "a sandboxed agent's box's memory limit in MiB (0: none)")
+	fs.IntVar(&o.Limits.ShmMiB, "shm-mib", 0, "a sandboxed agent's box's /dev/shm size in MiB (0: the kernel's default)")
+	fs.BoolVar(&o.Limits.Cgroup, "limits-cgroup", false, "the box was started in a cgroup that holds its limits")
 	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if o.Limits.Processes < 0 || o.Limits.MemoryMiB < 0 || o.Limits.ShmMiB < 0 {
+		fmt.Fprintln(os.Stderr, "shepherd-shim: a negative limit")
 		return 2
 	}
 	o.Argv = fs.Args()

@@ -11,7 +11,8 @@ package shim
 //
 // The engine talks to it on a SOCK_SEQPACKET socket (descriptor 3): a
 // SpawnRequest with three descriptors — the shim's stderr (the agent's
-// log), its status pipe and its go-ahead pipe — and a SpawnReply back.
+// log), its status pipe and its go-ahead pipe — and, with Cgroup, a fourth:
+// the box's cgroup, which the shim is started in; and a SpawnReply back.
 const SpawnerFlag = "--spawner"
 
 // SpawnRequest asks the spawner to start a boxed shim.
@@ -20,6 +21,7 @@ type SpawnRequest struct {
 	Env     []string `json:"env"`
 	Dir     string   `json:"dir"`
 	Network bool     `json:"network"` // the agent has @network
+	Cgroup  bool     `json:"cgroup,omitempty"`
 }
 
 // SpawnReply is the started shim's pid, or why it could not be started.

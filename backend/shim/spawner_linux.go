@@ -67,11 +67,18 @@ func spawnOne(self string, null *os.File, msg []byte, fds []int) SpawnReply {
 	if err := json.Unmarshal(msg, &req); err != nil {
 		return SpawnReply{Error: fmt.Sprintf("a spawn request that is not JSON: %v", err)}
 	}
-	if len(fds) != 3 || len(req.Argv) == 0 {
-		return SpawnReply{Error: fmt.Sprintf("a spawn request needs a command line and 3 descriptors (got %d)", len(fds))}
+	want := 3
+	if req.Cgroup {
+		want = 4
+	}
+	if len(fds) != want || len(req.Argv) == 0 {
+		return SpawnReply{Error: fmt.Sprintf("a spawn request needs a command line and %d descriptors (got %d)", want, len(fds))}
 	}
 	attr := jail.ShimAttr(req.Network)
 	attr.Cloneflags |= syscall.CLONE_PARENT // the engine's child, as if it had started it
+	if req.Cgroup {
+		attr.UseCgroupFD, attr.CgroupFD = true, fds[3] // born in the box's cgroup
+	}
 	pid, err := syscall.ForkExec(self, req.Argv, &syscall.ProcAttr{
 		Dir:   req.Dir,
 		Env:   req.Env,

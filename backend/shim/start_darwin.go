@@ -16,7 +16,11 @@ func prepareAgent(o Options, null, logf *os.File, waitGo func() bool) (prepared,
 		if err != nil {
 			return prepared{}, err
 		}
-		o.Path, o.Argv = sandbox.Wrap(g, o.Log, o.Hide, o.Path, o.Argv)
+		ro := o.ReadOnly
+		if len(g.WriteDirs) > 0 {
+			ro = append(ro, sandbox.FindRepos(g.WriteDirs, sandbox.DefaultScan).Paths...)
+		}
+		o.Path, o.Argv = sandbox.Wrap(g, o.Log, o.Hide, sandbox.WithTargets(ro, g.WriteDirs), o.Path, o.Argv)
 	}
 	return prepared{start: func() (started, error) {
 		if !waitGo() {
@@ -28,7 +32,7 @@ func prepareAgent(o Options, null, logf *os.File, waitGo func() bool) (prepared,
 }
 
 // ProbeSandbox: on macOS the engine checks for sandbox-exec itself.
-func ProbeSandbox(self string) error { return nil }
+func ProbeSandbox(self string) (string, error) { return "", nil }
 
 // probeBoxFlag is Linux only.
 const probeBoxFlag = "--sandbox-probe-box"

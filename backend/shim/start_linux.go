@@ -13,10 +13,14 @@ import (
 	"shepherd/backend/sandbox/jail"
 )
 
-// Restrict applies a sandbox's Landlock rules to the calling thread. The
-// shim's command sets it (package restrict): the engine, which imports this
-// package for its protocol, never links Landlock's library.
-var Restrict func(sandbox.Grants) error
+// Restrict applies a sandbox's Landlock rules to the calling thread, and
+// Seccomp installs the box's system-call filter on it. The shim's command
+// sets them (packages restrict and seccomp): the engine, which imports this
+// package for its protocol, links neither.
+var (
+	Restrict func(sandbox.Grants) error
+	Seccomp  func() error
+)
 
 // prepareAgent makes the agent ready to start in a process group of its own
 // with stdin null and stdout and stderr the log, once waitGo says so. A
@@ -40,7 +44,8 @@ func prepareAgent(o Options, null, logf *os.File, waitGo func() bool) (prepared,
 	if err != nil {
 		return prepared{}, err
 	}
-	cfg, err := boxConfig(jail.Config{Grants: g, Hide: o.Hide, Sockets: o.Sockets, Path: o.Path, Argv: o.Argv, Dir: o.Dir, Env: os.Environ()})
+	cfg, err := boxConfig(jail.Config{Grants: g, Hide: o.Hide, Sockets: o.Sockets, ReadOnly: o.ReadOnly,
+		ScanRepos: len(g.WriteDirs) > 0, Limits: o.Limits, Path: o.Path, Argv: o.Argv, Dir: o.Dir, Env: os.Environ()})
 	if err != nil {
 		return prepared{}, err
 	}
@@ -48,7 +53,7 @@ func prepareAgent(o Options, null, logf *os.File, waitGo func() bool) (prepared,
 	if err != nil {
 		return prepared{}, fmt.Errorf("SandboxUnavailable: cannot read the shim's own pid: %v", err)
 	}
-	box := jail.Begin(cfg, restrictor, waitGo, [3]uintptr{null.Fd(), logf.Fd(), logf.Fd()})
+	box := jail.Begin(cfg, locks(), waitGo, [3]uintptr{null.Fd(), logf.Fd(), logf.Fd()})
 	return prepared{start: func() (started, error) {
 		st := box.Wait()
 		switch {
@@ -70,14 +75,16 @@ func boxConfig(cfg jail.Config) (jail.Config, error) {
 			return cfg, fmt.Errorf("SandboxUnavailable: the granted folder %s %s; grant the real folder again", d, movedWhy(real, err))
 		}
 	}
-	if Restrict == nil {
-		return cfg, errors.New("SandboxUnavailable: this shim was built without Landlock")
+	if Restrict == nil || Seccomp == nil {
+		return cfg, errors.New("SandboxUnavailable: this shim was built without Landlock or the seccomp filter")
 	}
 	return cfg, nil
 }
 
-// restrictor applies the command's Landlock rules (Restrict).
-func restrictor(c jail.Config) error { return Restrict(c.Grants) }
+// locks are the command's Landlock rules (Restrict) and seccomp filter.
+func locks() jail.Locks {
+	return jail.Locks{Landlock: func(c jail.Config) error { return Restrict(c.Grants) }, Seccomp: Seccomp}
+}
 
 func movedWhy(real string, err error) string {
 	if err != nil {
@@ -93,16 +100,16 @@ const probeBoxFlag = "--sandbox-probe-box"
 // ProbeSandbox starts the shim's executable in a box's namespaces, the way
 // the engine starts a sandboxed agent's shim, to build a box exactly as for
 // an agent without @network and run nothing in it: nil when this machine
-// can.
-func ProbeSandbox(self string) error {
+// can, with what the box found out (sandbox.ProbePIDLimit).
+func ProbeSandbox(self string) (string, error) {
 	var stderr bytes.Buffer
 	r, w, err := os.Pipe()
 	if err != nil {
-		return err
+		return "", err
 	}
 	null, err := os.Open(os.DevNull)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer null.Close()
 	// The host's sockets are read here, on the host's network, as the
@@ -115,31 +122,36 @@ func ProbeSandbox(self string) error {
 	w.Close()
 	if err != nil {
 		r.Close()
-		return fmt.Errorf("SandboxUnavailable: cannot create the box's namespaces (user, PID, IPC, UTS, network): %v", err)
+		return "", fmt.Errorf("SandboxUnavailable: cannot create the box's namespaces (user, PID, IPC, UTS, network): %v", err)
 	}
 	_, _ = stderr.ReadFrom(r)
 	r.Close()
 	var ws syscall.WaitStatus
 	if _, err := syscall.Wait4(pid, &ws, 0, nil); err != nil {
-		return err
+		return "", err
 	}
 	if ws.Exited() && ws.ExitStatus() == 0 {
-		return nil
+		return strings.TrimSpace(stderr.String()), nil
 	}
 	if msg := strings.TrimSpace(stderr.String()); msg != "" {
-		return errors.New(msg)
+		return "", errors.New(msg)
 	}
-	return fmt.Errorf("SandboxUnavailable: the probe ended with %v", ws)
+	return "", fmt.Errorf("SandboxUnavailable: the probe ended with %v", ws)
 }
 
 // probeBox builds a box covering sockets, starts nothing in it, and says
-// whether it could (the shim as probeBoxFlag).
+// whether it could (the shim as probeBoxFlag); on success it prints what
+// the box found out on stderr.
 func probeBox(sockets []string) error {
-	cfg, err := boxConfig(jail.Config{Grants: sandbox.Grants{}, Sockets: sockets})
+	cfg, err := boxConfig(jail.Config{Grants: sandbox.Grants{}, Sockets: sockets,
+		Limits: sandbox.Limits{ShmMiB: sandbox.DefaultShmMiB}})
 	if err != nil {
 		return err
 	}
+	if jail.PIDLimitWorks() {
+		fmt.Fprintln(os.Stderr, sandbox.ProbePIDLimit)
+	}
 	// No go-ahead: build, then start nothing.
-	st := jail.Begin(cfg, restrictor, func() bool { return false }, [3]uintptr{}).Wait()
+	st := jail.Begin(cfg, locks(), func() bool { return false }, [3]uintptr{}).Wait()
 	return st.Err
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"shepherd/backend/presets"
+	"shepherd/backend/proc"
 	"shepherd/backend/sandbox"
 	"shepherd/backend/shim"
 	"shepherd/backend/store"
@@ -39,40 +40,65 @@ func (e *Engine) specGrants(spec *AgentSpec) (*sandbox.Grants, error) {
 		spec.Permissions = &[]string{}
 	}
 	tags := *spec.Permissions
+	g, err := e.checkGrants(spec, tags)
+	if err != nil {
+		return nil, err
+	}
 	// An agent CLI's preset grants the folder it keeps its own state in
-	// (Claude Code ~/.claude, Codex ~/.codex), made if missing.
-	if dir, env := presets.SandboxNeeds(spec.Profile, spec.Env); dir != "" && filepath.IsAbs(dir) {
-		if err := os.MkdirAll(dir, 0o700); err == nil {
-			tag := sandbox.TagWritePrefix + dir
-			if !slices.Contains(tags, tag) {
-				tags = append(append([]string{}, tags...), tag)
-				spec.Permissions = &tags
+	// (Claude Code ~/.claude, Codex ~/.codex), made if missing — once the
+	// caller is known to hold it: nothing is made for a request that is
+	// then refused.
+	dir, env := presets.SandboxNeeds(spec.Profile, spec.Env)
+	if dir == "" || !filepath.IsAbs(dir) {
+		return &g, nil
+	}
+	if tag := sandbox.TagWritePrefix + filepath.Clean(dir); !slices.Contains(tags, tag) {
+		if err := e.checkResolved(spec, sandbox.Grants{WriteDirs: []string{sandbox.RealPath(dir)}}); err != nil {
+			return nil, err
+		}
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return &g, nil // without its folder, no grant of it
+		}
+		with := append(append([]string{}, tags...), tag)
+		if g, err = e.checkGrants(spec, with); err != nil {
+			return nil, err
+		}
+		spec.Permissions = &with
+	}
+	for k, v := range env {
+		if _, ok := spec.Env[k]; !ok {
+			if spec.Env == nil {
+				spec.Env = map[string]string{}
 			}
-			for k, v := range env {
-				if _, ok := spec.Env[k]; !ok {
-					if spec.Env == nil {
-						spec.Env = map[string]string{}
-					}
-					spec.Env[k] = v
-				}
-			}
+			spec.Env[k] = v
 		}
 	}
+	return &g, nil
+}
+
+// checkGrants parses tags and checks the grants they make (checkResolved).
+func (e *Engine) checkGrants(spec *AgentSpec, tags []string) (sandbox.Grants, error) {
 	g, err := sandbox.Parse(tags)
 	if err != nil {
-		return nil, newErr(ErrValidation, "agent '%s': %v", spec.ID, err)
+		return g, newErr(ErrValidation, "agent '%s': %v", spec.ID, err)
 	}
+	return g, e.checkResolved(spec, g)
+}
+
+// checkResolved checks grants of resolved folders: the caller holds them,
+// and none is (in) Shepherd's own folders.
+func (e *Engine) checkResolved(spec *AgentSpec, g sandbox.Grants) error {
 	if err := e.holder(spec.Caller).Check(g); err != nil {
-		return nil, newErr(ErrPermissionDenied, "agent '%s': %v", spec.ID, err)
+		return newErr(ErrPermissionDenied, "agent '%s': %v", spec.ID, err)
 	}
 	for _, d := range g.WriteDirs {
 		for _, p := range e.private() {
 			if within(d, p) {
-				return nil, newErr(ErrValidation, "agent '%s': %s%s is Shepherd's own folder (%s), which no sandbox may write or see", spec.ID, sandbox.TagWritePrefix, d, p)
+				return newErr(ErrValidation, "agent '%s': %s%s is Shepherd's own folder (%s), which no sandbox may write or see", spec.ID, sandbox.TagWritePrefix, d, p)
 			}
 		}
 	}
-	return &g, nil
+	return nil
 }
 
 // private are the folders hidden from every sandbox, resolved to real
@@ -159,4 +185,26 @@ func (e *Engine) sandboxFor(rec *store.Record) (string, error) {
 		}
 	}
 	return path, nil
+}
+
+// boxSpec adds to spec what rec's box keeps read-only inside its grants
+// (git dirs, the agent CLIs' configuration; the configuration names that do
+// not exist yet are made now, once the start passed every check) and its
+// project's limits, with a cgroup of its own where the engine has one.
+func (e *Engine) boxSpec(rec *store.Record, env []string, spec *proc.Spec) error {
+	home, _ := os.UserHomeDir()
+	prot := sandbox.Protect(*rec.Sandbox, env, os.Environ(), home)
+	if err := sandbox.MakePlaceholders(prot.Make); err != nil {
+		return newErr(ErrSandboxUnavailable, "Process '%s' is not started: %v", rec.ID, err)
+	}
+	spec.ReadOnly = prot.Paths()
+	spec.Limits = e.settingsOf(rec.ProjectID).BoxLimits()
+	if sup := e.SandboxSupport(); sup.Limits == sandbox.LimitsCgroup {
+		dir, err := sandbox.NewBoxCgroup(sup.CgroupBase, rec.ID, spec.Limits)
+		if err != nil {
+			return newErr(ErrSandboxUnavailable, "Process '%s' is not started: %v", rec.ID, err)
+		}
+		spec.Limits.Cgroup, spec.Cgroup = true, dir
+	}
+	return nil
 }

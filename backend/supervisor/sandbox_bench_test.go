@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -24,12 +25,20 @@ import (
 // shim's RSS. Each round starts a plain agent and a sandboxed one, one after
 // the other, so that both meet the same machine: what is reported is the
 // median of each, and the median of what each round's sandboxed start took
-// more than its plain one.
+// more than its plain one. A third start in each round is a coding agent's
+// box: @write: a repository (2,000 files, a nested repository, a
+// node_modules) and a Claude Code folder of 20 entries, whose git dirs and
+// configuration are found (the nested one by the scan) and bound
+// read-only: ms-added-repo is what it takes more than the plain start.
 //
 //	go test ./backend/supervisor -run '^$' -bench StartSandboxed -benchtime 50x
 func BenchmarkStartSandboxed(b *testing.B) {
 	h := newBenchHarness(b)
 	none := []string{}
+	home, repo := b.TempDir(), b.TempDir()
+	b.Setenv("HOME", home)
+	benchTree(b, repo, home)
+	coding := []string{"@write:" + repo, "@write:" + home + "/.claude"}
 	start := func(id string, perms *[]string) (time.Duration, int) {
 		b.StopTimer()
 		if _, err := h.e.CreateAgent(h.project.ID, AgentSpec{ID: id, Command: "/bin/sleep", Args: []string{"60"}, GraceSec: 1, Permissions: perms}); err != nil {
@@ -57,13 +66,14 @@ func BenchmarkStartSandboxed(b *testing.B) {
 		b.StartTimer()
 		return d, kb
 	}
-	var plain, boxed, added []time.Duration
+	var plain, boxed, added, addedRepo []time.Duration
 	var rss []int
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		p, _ := start(fmt.Sprintf("p%d", i), nil)
 		s, kb := start(fmt.Sprintf("s%d", i), &none)
-		plain, boxed, added = append(plain, p), append(boxed, s), append(added, s-p)
+		r, _ := start(fmt.Sprintf("r%d", i), &coding)
+		plain, boxed, added, addedRepo = append(plain, p), append(boxed, s), append(added, s-p), append(addedRepo, r-p)
 		if kb > 0 {
 			rss = append(rss, kb)
 		}
@@ -72,9 +82,41 @@ func BenchmarkStartSandboxed(b *testing.B) {
 	b.ReportMetric(medianMs(plain), "ms-plain")
 	b.ReportMetric(medianMs(boxed), "ms-sandboxed")
 	b.ReportMetric(medianMs(added), "ms-added")
+	b.ReportMetric(medianMs(addedRepo), "ms-added-repo")
 	if len(rss) > 0 {
 		sort.Ints(rss)
 		b.ReportMetric(float64(rss[len(rss)/2])/1024, "MiB-shim-rss")
+	}
+}
+
+// benchTree makes a repository of 2,000 files in 200 folders, with a
+// nested repository and a node_modules of 500 folders, and a Claude Code
+// folder in home with the entries a used one has.
+func benchTree(b *testing.B, repo, home string) {
+	b.Helper()
+	write := func(p string) {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	write(repo + "/.git/config")
+	write(repo + "/.git/hooks/pre-commit.sample")
+	write(repo + "/vendored/lib/.git/config")
+	for d := 0; d < 200; d++ {
+		for f := 0; f < 10; f++ {
+			write(fmt.Sprintf("%s/src/pkg%d/sub%d/f%d.go", repo, d/20, d, f))
+		}
+	}
+	for d := 0; d < 500; d++ {
+		write(fmt.Sprintf("%s/node_modules/m%d/index.js", repo, d))
+	}
+	for _, e := range []string{"settings.json", ".credentials.json", "history.jsonl", "CLAUDE.md", ".claude.json",
+		"projects/p/s.jsonl", "sessions/s", "todos/t", "statsig/s", "shell-snapshots/s", "plugins/p", "commands/c.md",
+		"agents/a.md", "skills/s/SKILL.md", "hooks/h.sh", "ide/1.lock", "debug/d", "file-history/f", "plans/p", "backups/b"} {
+		write(home + "/.claude/" + e)
 	}
 }
 

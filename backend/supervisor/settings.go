@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"shepherd/backend/sandbox"
 	"shepherd/backend/store"
 )
 
@@ -29,12 +30,25 @@ type Settings struct {
 	// WorktreeSetup is a command line (sh -c) run in each new worktree of
 	// the project, e.g. "npm ci"; its output goes to the agent's log.
 	WorktreeSetup string `json:"worktreeSetup,omitempty"`
+	// What each sandboxed agent's box may use (SPEC threat model: a box
+	// cannot exhaust what the user needs): its tasks (processes and
+	// threads), its memory and its /dev/shm (also its TMPDIR), applied at
+	// each start; 0: no limit of Shepherd's.
+	BoxMaxProcesses int `json:"boxMaxProcesses"`
+	BoxMemoryMiB    int `json:"boxMemoryMiB"`
+	BoxShmMiB       int `json:"boxShmMiB"`
 }
 
 // DefaultSettings are SPEC's defaults.
 func DefaultSettings() Settings {
 	return Settings{WatchdogIntervalSec: 30, StaleCheckIntervalSec: 60, StaleThresholdSec: 300, BusyThresholdSec: 1800,
-		ResultGraceSec: 5, AutoResumeLimit: 3, PausedExpiryDays: 30, SafePointWaitSec: 120, MaxRunning: 0, NotifyNative: true}
+		ResultGraceSec: 5, AutoResumeLimit: 3, PausedExpiryDays: 30, SafePointWaitSec: 120, MaxRunning: 0, NotifyNative: true,
+		BoxMaxProcesses: sandbox.DefaultProcesses, BoxMemoryMiB: sandbox.DefaultMemoryMiB(), BoxShmMiB: sandbox.DefaultShmMiB}
+}
+
+// BoxLimits are the limits of the project's boxes.
+func (s Settings) BoxLimits() sandbox.Limits {
+	return sandbox.Limits{Processes: s.BoxMaxProcesses, MemoryMiB: s.BoxMemoryMiB, ShmMiB: s.BoxShmMiB}
 }
 
 // Validate names the first absurd value.
@@ -55,8 +69,19 @@ func (s Settings) Validate() error {
 		check("pausedExpiryDays", s.PausedExpiryDays, 1, 3650),
 		check("safePointWaitSec", s.SafePointWaitSec, 0, 86400),
 		check("maxRunning", s.MaxRunning, 0, 10000),
+		checkOff("boxMaxProcesses", s.BoxMaxProcesses, 64, 4000000, ""),
+		checkOff("boxMemoryMiB", s.BoxMemoryMiB, 512, 1<<24, " (MiB; Node and Go programs need a few hundred)"),
+		checkOff("boxShmMiB", s.BoxShmMiB, 16, 1<<24, " (MiB)"),
 		checkUsd("setting dailyBudgetUsd", s.DailyBudgetUsd),
 	)
+}
+
+// checkOff: 0 (no limit), or between lo and hi.
+func checkOff(name string, v, lo, hi int, unit string) error {
+	if v != 0 && (v < lo || v > hi) {
+		return newErr(ErrValidation, "setting %s must be 0 (no limit) or between %d and %d%s, not %d", name, lo, hi, unit, v)
+	}
+	return nil
 }
 
 func (e *Engine) settingsPath(projectID string) string {

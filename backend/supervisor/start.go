@@ -165,11 +165,14 @@ func (e *Engine) procSpec(rec *store.Record, args []string, token string) (proc.
 	spec := proc.Spec{Path: path, Argv: append([]string{rec.Command}, BudgetArgs(rec, args)...), Dir: rec.Cwd, Env: env,
 		Log: rec.LogPath, ExitFile: e.st.ExitPath(rec.ProjectID, rec.ID), RunFile: e.st.RunPath(rec.ProjectID, rec.ID),
 		Grace: secs(rec.GraceSec), Sandbox: sb, Hide: e.private()}
-	if rec.Sandbox != nil {
-		spec.SandboxNetwork = rec.Sandbox.Network
-	}
 	for _, p := range []string{spec.ExitFile, spec.RunFile} {
 		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return proc.Spec{}, err
+		}
+	}
+	if rec.Sandbox != nil {
+		spec.SandboxNetwork = rec.Sandbox.Network
+		if err := e.boxSpec(rec, env, &spec); err != nil {
 			return proc.Spec{}, err
 		}
 	}

@@ -11,11 +11,17 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"shepherd/backend/sandbox"
 )
 
-// Restrictor applies the Landlock rules of the grants to the calling thread
-// (package restrict; passed in so that only the shim links it).
-type Restrictor func(cfg Config) error
+// Locks are applied last on the box's thread: Landlock's rules of the
+// grants (package restrict) and the seccomp filter (package seccomp),
+// passed in so that only the shim links them. Both are needed.
+type Locks struct {
+	Landlock func(cfg Config) error
+	Seccomp  func() error
+}
 
 // Box is a box being built on a thread of its own, which then starts its
 // agent: the thread that holds the box's mount (and network) namespace,
@@ -41,15 +47,16 @@ type Started struct {
 // Begin builds the box for cfg on a thread of its own, locked to it for the
 // rest of its life, while the caller goes on: a mount namespace of its own
 // (without @network, the shim is already in the box's own network), the mounts, no
-// capability left, no_new_privs, restrictor's Landlock rules. The thread
+// capability left, no_new_privs, the locks (Landlock, then a new session
+// keyring and the seccomp filter). The thread
 // then waits for goAhead (false: start nothing) and starts the agent with
 // stdin, stdout and stderr the given descriptors, in a process group of
 // its own. Wait says how that ended. The caller must be the shim started by
 // ShimAttr(cfg.Grants.Network), and cfg.Sockets read on the host's network
 // (HostSockets, by the engine).
-func Begin(cfg Config, restrictor Restrictor, goAhead func() bool, files [3]uintptr) *Box {
+func Begin(cfg Config, locks Locks, goAhead func() bool, files [3]uintptr) *Box {
 	b := &Box{result: make(chan Started, 1)}
-	go func() { b.result <- b.thread(cfg, restrictor, goAhead, files) }()
+	go func() { b.result <- b.thread(cfg, locks, goAhead, files) }()
 	return b
 }
 
@@ -73,9 +80,9 @@ func (b *Box) Wait() Started {
 // anything else on it. A box that could not be built still waits for the
 // go-ahead before it says so (the engine hears of a start's failure only
 // once it has recorded the start).
-func (b *Box) thread(cfg Config, restrictor Restrictor, goAhead func() bool, files [3]uintptr) Started {
+func (b *Box) thread(cfg Config, locks Locks, goAhead func() bool, files [3]uintptr) Started {
 	runtime.LockOSThread()
-	err := build(cfg, restrictor)
+	err := build(cfg, locks)
 	if err != nil {
 		err = fmt.Errorf("SandboxUnavailable: %w", err)
 	}
@@ -99,8 +106,26 @@ func (b *Box) thread(cfg Config, restrictor Restrictor, goAhead func() bool, fil
 }
 
 // build makes the box on the calling (box) thread.
-func build(cfg Config, restrictor Restrictor) error {
+func build(cfg Config, locks Locks) error {
 	if err := inBox(); err != nil {
+		return err
+	}
+	if locks.Landlock == nil || locks.Seccomp == nil {
+		return errors.New("this shim was built without Landlock or the seccomp filter")
+	}
+	// The nested repositories are searched for while the box is built (on
+	// another thread, in the host's mounts, which the box's copy of them
+	// matches), and kept read-only with the rest.
+	scanned := make(chan []string, 1)
+	if cfg.ScanRepos {
+		go func() { scanned <- sandbox.FindRepos(cfg.Grants.WriteDirs, sandbox.DefaultScan).Paths }()
+	} else {
+		scanned <- nil
+	}
+	readOnly := func() []string {
+		return sandbox.WithTargets(append(append([]string{}, cfg.ReadOnly...), <-scanned...), cfg.Grants.WriteDirs)
+	}
+	if err := applyLimits(cfg.Limits); err != nil {
 		return err
 	}
 	if !cfg.Grants.Network {
@@ -115,16 +140,23 @@ func build(cfg Config, restrictor Restrictor) error {
 	if err := unix.Unshare(unix.CLONE_NEWNS); err != nil {
 		return fmt.Errorf("cannot create the box's mount namespace: %w", err)
 	}
-	if err := buildMounts(cfg); err != nil {
+	if err := buildMounts(cfg, readOnly); err != nil {
 		return err
 	}
 	if err := dropPrivileges(); err != nil {
 		return err
 	}
-	if restrictor != nil {
-		if err := restrictor(cfg); err != nil {
-			return err
-		}
+	if err := locks.Landlock(cfg); err != nil {
+		return err
+	}
+	// A session keyring of the box's own, empty: the user's (the engine's)
+	// keys are not the box's. Joined on this thread only, before the
+	// filter refuses the keyring's calls.
+	if _, _, e := unix.RawSyscall(unix.SYS_KEYCTL, unix.KEYCTL_JOIN_SESSION_KEYRING, 0, 0); e != 0 {
+		return fmt.Errorf("join a new session keyring: %w", e)
+	}
+	if err := locks.Seccomp(); err != nil {
+		return fmt.Errorf("seccomp: %w", err)
 	}
 	return nil
 }

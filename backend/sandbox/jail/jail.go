@@ -3,9 +3,12 @@
 // namespace in which the whole file system is re-mounted read-only, nosuid
 // and nodev with only the granted folders bound writable, Shepherd's own
 // folders and the host's Unix sockets hidden, a /dev and a /proc of its
-// own; a network namespace of its own without @network; no capabilities,
-// no_new_privs; then Landlock on top (package restrict): the same write
-// rules, and signal and abstract socket scoping.
+// own; a network namespace of its own without @network; inside the grants,
+// the git dirs and the agent CLIs' configuration kept read-only
+// (sandbox.Protect, FindRepos); limits on its processes, memory and
+// /dev/shm; no capabilities, no_new_privs; then Landlock on top (package
+// restrict): the same write rules, and signal and abstract socket scoping;
+// a session keyring of its own; and a seccomp filter (package seccomp).
 //
 // The engine starts the agent's shim already in the box's user, PID, IPC
 // and UTS namespaces (ShimAttr): the shim is PID 1 of the box, so when it
@@ -30,8 +33,14 @@ type Config struct {
 	// Sockets are the host's pathname Unix sockets (HostSockets): each is
 	// covered so that nothing inside can connect to it.
 	Sockets []string
-	Path    string
-	Argv    []string
-	Dir     string
-	Env     []string
+	// ReadOnly are paths inside the grants the box keeps read-only
+	// (sandbox.Protection's); ScanRepos adds the repositories nested in the
+	// grants (sandbox.FindRepos).
+	ReadOnly  []string
+	ScanRepos bool
+	Limits    sandbox.Limits
+	Path      string
+	Argv      []string
+	Dir       string
+	Env       []string
 }

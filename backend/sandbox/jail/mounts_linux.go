@@ -18,11 +18,18 @@ var devices = []string{"null", "zero", "full", "random", "urandom", "tty"}
 // check nothing more (sysrq-trigger, a few sysctls).
 var procCovers = []string{"sys", "sysrq-trigger", "irq", "bus", "fs", "acpi", "scsi"}
 
-// buildMounts makes the box's file system. It runs on the box's thread, in
+// procMasks are files of the box's /proc covered by /dev/null, as Docker
+// masks them: the keys of the user's keyrings (their descriptions show
+// there, through the user's own permission, without any keyring call), and
+// the kernel's timers, scheduler and memory.
+var procMasks = []string{"keys", "key-users", "timer_list", "sched_debug", "kcore", "latency_stats"}
+
+// buildMounts makes the box's file system; readOnly says what in the
+// grants it keeps read-only. It runs on the box's thread, in
 // its new mount namespace owned by the box's user namespace (so every change
 // stays inside, and the host's mounts copied in are locked: nothing inside
 // can undo them later, even from a nested namespace).
-func buildMounts(cfg Config) error {
+func buildMounts(cfg Config, readOnly func() []string) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("make the mounts private: %w", err)
 	}
@@ -55,7 +62,7 @@ func buildMounts(cfg Config) error {
 		Attr_set: unix.MOUNT_ATTR_RDONLY | unix.MOUNT_ATTR_NODEV | unix.MOUNT_ATTR_NOSUID}); err != nil {
 		return fmt.Errorf("re-mount the file system read-only (mount_setattr needs Linux 5.12): %w", err)
 	}
-	if err := buildDev(devFDs); err != nil {
+	if err := buildDev(devFDs, cfg.Limits.ShmMiB); err != nil {
 		return err
 	}
 	if err := buildProc(); err != nil {
@@ -78,6 +85,13 @@ func buildMounts(cfg Config) error {
 		}
 		unix.Close(tree)
 		unix.Close(fd)
+	}
+	// Inside the grants, what the box must not write: bound read-only after
+	// the grants (on top of them), before Shepherd's folders are hidden.
+	for _, p := range readOnly() {
+		if err := bindReadOnly(p); err != nil {
+			return err
+		}
 	}
 	// Shepherd's folders: an empty read-only folder over each, after the
 	// grants, so a grant above them does not show them.
@@ -104,9 +118,42 @@ func buildMounts(cfg Config) error {
 	return nil
 }
 
+// bindReadOnly binds p, read-only, on itself. p is opened without
+// following any symlink on its path; a symlink is pinned as itself (it can
+// then be neither removed, renamed nor replaced).
+func bindReadOnly(p string) error {
+	fd, err := unix.Openat2(unix.AT_FDCWD, p, &unix.OpenHow{
+		Flags:   unix.O_PATH | unix.O_NOFOLLOW | unix.O_CLOEXEC,
+		Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
+	})
+	switch {
+	case errors.Is(err, unix.ENOENT):
+		return fmt.Errorf("%s vanished before the box could keep it read-only; start the agent again", p)
+	case errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR):
+		return fmt.Errorf("%s is no longer a real path (a symlink now stands on it): not followed", p)
+	case err != nil:
+		return fmt.Errorf("keep %s read-only: %w", p, err)
+	}
+	defer unix.Close(fd)
+	tree, err := unix.OpenTree(fd, "", unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE|unix.AT_EMPTY_PATH)
+	if err != nil {
+		return fmt.Errorf("keep %s read-only: %w", p, err)
+	}
+	defer unix.Close(tree)
+	if err := unix.MountSetattr(tree, "", unix.AT_EMPTY_PATH|unix.AT_RECURSIVE, &unix.MountAttr{
+		Attr_set: unix.MOUNT_ATTR_RDONLY | unix.MOUNT_ATTR_NODEV | unix.MOUNT_ATTR_NOSUID}); err != nil {
+		return fmt.Errorf("keep %s read-only: %w", p, err)
+	}
+	if err := unix.MoveMount(tree, "", fd, "", unix.MOVE_MOUNT_F_EMPTY_PATH|unix.MOVE_MOUNT_T_EMPTY_PATH); err != nil {
+		return fmt.Errorf("keep %s read-only: %w", p, err)
+	}
+	return nil
+}
+
 // buildDev mounts a /dev of the box's own: a few device nodes bound from
-// the host's, a new pseudo-terminal instance and a private /dev/shm.
-func buildDev(devFDs map[string]int) error {
+// the host's, a new pseudo-terminal instance and a private /dev/shm of
+// shmMiB (0: the kernel's default size, half the memory).
+func buildDev(devFDs map[string]int, shmMiB int) error {
 	if err := unix.Mount("tmpfs", "/dev", "tmpfs", unix.MS_NOSUID|unix.MS_NOEXEC, "mode=0755,size=64k"); err != nil {
 		return fmt.Errorf("mount the box's /dev: %w", err)
 	}
@@ -136,8 +183,14 @@ func buildDev(devFDs map[string]int) error {
 		_ = os.Symlink("pts/ptmx", "/dev/ptmx")
 	}
 	// Also the agent's TMPDIR (sandbox.BoxTmp): programs run what they put
-	// there (test binaries, scripts), so it is not noexec.
-	if err := unix.Mount("tmpfs", "/dev/shm", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777"); err != nil {
+	// there (test binaries, scripts), so it is not noexec. Its size caps
+	// its pages; its inodes (kernel memory the size does not count) are
+	// capped at one per 4 KiB of it.
+	shmOpts := "mode=1777"
+	if shmMiB > 0 {
+		shmOpts += fmt.Sprintf(",size=%dm,nr_inodes=%d", shmMiB, shmMiB*256)
+	}
+	if err := unix.Mount("tmpfs", "/dev/shm", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, shmOpts); err != nil {
 		return fmt.Errorf("mount the box's /dev/shm: %w", err)
 	}
 	for name, target := range map[string]string{"fd": "/proc/self/fd", "stdin": "/proc/self/fd/0",
@@ -168,6 +221,15 @@ func buildProc() error {
 		if err := unix.MountSetattr(unix.AT_FDCWD, p, unix.AT_RECURSIVE, &unix.MountAttr{
 			Attr_set: unix.MOUNT_ATTR_RDONLY | unix.MOUNT_ATTR_NOSUID | unix.MOUNT_ATTR_NODEV}); err != nil {
 			return fmt.Errorf("make %s read-only: %w", p, err)
+		}
+	}
+	for _, m := range procMasks {
+		p := "/proc/" + m
+		if _, err := os.Lstat(p); err != nil {
+			continue
+		}
+		if err := unix.Mount("/dev/null", p, "", unix.MS_BIND, ""); err != nil {
+			return fmt.Errorf("mask %s: %w", p, err)
 		}
 	}
 	return nil

@@ -6,6 +6,7 @@ import {supportText} from '../../lib/sandbox'
 import {keys, useProjects, useSandboxSupport, useSettings} from '../../state/queries'
 import {useUI} from '../../state/ui'
 import {DailyBudgetField} from './DailyBudgetField'
+import {BoxLimitsFields} from './BoxLimitsFields'
 
 /** What of the sandbox this machine enforces, in a line (for every project). */
 function SandboxSupportLine() {
@@ -107,6 +108,7 @@ export function SettingsDialog() {
             </span>
           </label>
           <SandboxSupportLine/>
+          <BoxLimitsFields s={s} onChange={setS}/>
           <p className="muted hint">
             Preferences for Shepherd itself (such as stopping agents when it quits) are in{' '}
             <button type="button" className="link" onClick={() => open({kind: 'prefs'})}>Preferences</button>.
