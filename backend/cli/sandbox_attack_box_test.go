@@ -238,7 +238,7 @@ func opFill(v string) error {
 }
 
 func runBoxAttacks(t *testing.T, a *arena) {
-	t.Run("git", func(t *testing.T) { gitAttacks(t, a) })
+	t.Run("git", func(t *testing.T) { boxGitAttacks(t, a) })
 	t.Run("cli-config", func(t *testing.T) { cliConfigAttacks(t, a) })
 	t.Run("limits", func(t *testing.T) { limitAttacks(t, a) })
 	t.Run("kernel", func(t *testing.T) { kernelAttacks(t, a) })
@@ -278,7 +278,7 @@ func unchanged(t *testing.T, files map[string]string) {
 
 // .git is read-only in every box, also under @write:<repo>: its hooks and
 // config (which git runs), a nested repository's, a worktree's .git file.
-func gitAttacks(t *testing.T, a *arena) {
+func boxGitAttacks(t *testing.T, a *arena) {
 	repo := filepath.Join(a.root, "repo")
 	wt := filepath.Join(a.root, "wt")
 	files := map[string]string{
