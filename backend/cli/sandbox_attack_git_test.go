@@ -235,10 +235,23 @@ func gitAttacks(t *testing.T, a *arena) {
 	// config runs when the run ends, on a diff, a refresh, a merge's plan,
 	// nor when it is merged (commit and merge) and removed.
 	t.Run("gitdir", func(t *testing.T) {
-		for i, m := range netModes {
+		// Sandboxed, the box keeps .git read-only, so the pointer cannot be
+		// rewritten (the rest of the attack is planted all the same); run
+		// unsandboxed — the user's own agent, with nothing in the way — the
+		// rewrite works, and only the engine's pinned git stands between it
+		// and the user.
+		modes := append([]struct {
+			name  string
+			perms func(a *arena) []string
+		}{{"unsandboxed", func(*arena) []string { return nil }}}, netModes...)
+		for i, m := range modes {
 			id := "gitdir" + strconv.Itoa(i)
 			r := g.agent(t, id, m.perms(a), "evilgitdir:"+g.marks)
-			worked(t, g.log(t, r), "evilgitdir:"+g.marks)
+			if log := g.log(t, r); m.name == "unsandboxed" {
+				worked(t, log, "evilgitdir:"+g.marks)
+			} else if !strings.Contains(log, "OK evilgitdir:") && !strings.Contains(log, "read-only file system") {
+				t.Fatalf("%s: the attack neither worked nor was refused by the box:\n%s", m.name, log)
+			}
 			g.noMarks(t, m.name+": the run's end")
 			var d workspace.Diff
 			if err := g.call(t, "GET", id+"/diff", nil, &d); err != nil {
