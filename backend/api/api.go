@@ -6,7 +6,6 @@ package api
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -17,6 +16,7 @@ import (
 
 	"shepherd/backend/claudehooks"
 	"shepherd/backend/eventbus"
+	"shepherd/backend/logtail"
 	"shepherd/backend/sandbox"
 	"shepherd/backend/secrets"
 	"shepherd/backend/store"
@@ -203,7 +203,11 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.noRoute(w, r)
 		return
 	}
-	h.mux.ServeHTTP(w, r.WithContext(withCaller(r.Context(), c)))
+	ctx := withCaller(r.Context(), c)
+	if c.Agent != nil {
+		ctx = supervisor.AsAgent(ctx, *c.Agent) // what only the user may do, the engine refuses
+	}
+	h.mux.ServeHTTP(w, r.WithContext(ctx))
 }
 
 // handle registers fn for pattern behind the caller's access check (the
@@ -736,45 +740,34 @@ func (h *handler) logTail(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(data)
 }
 
-// logSince returns what the agent's log holds after byte offset off (at most
-// maxLogChunk), and the offset to ask for next. A log that became shorter
-// than off (deleted and started again) is read from its start.
+// logSince returns what the agent's log holds after offset off (at most
+// maxLogChunk), and the offset to ask for next. Offsets count across the
+// log's rotations; bytes rotated away are passed over (the answer starts at
+// the oldest kept). A log that became shorter than off (deleted and started
+// again) is read from its start.
 func (h *handler) logSince(w http.ResponseWriter, p, a string, off int64) {
 	rec, err := h.eng.GetAgent(p, a)
 	if err != nil {
 		writeEngineError(w, err)
 		return
 	}
-	var data []byte
-	next := int64(0)
-	if f, err := os.Open(rec.LogPath); err == nil {
-		defer f.Close()
-		if st, err := f.Stat(); err == nil {
-			if st.Size() < off {
-				off = 0
-			}
-			data, _ = io.ReadAll(io.NewSectionReader(f, off, min(st.Size()-off, maxLogChunk)))
-			next = off + int64(len(data))
-		}
-	} else if !errors.Is(err, os.ErrNotExist) {
+	c, err := logtail.Since(rec.LogPath, off, maxLogChunk, false)
+	if err != nil {
 		writeError(w, http.StatusInternalServerError, "InternalError", fmt.Sprintf("read log of '%s': %v", a, err))
 		return
 	}
-	w.Header().Set(HeaderLogOffset, strconv.FormatInt(next, 10))
+	w.Header().Set(HeaderLogOffset, strconv.FormatInt(c.Next, 10))
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(data)
+	_, _ = w.Write(c.Data)
 }
 
+// fileSize is the offset just past the end of the log at path (0: none).
 func fileSize(path string) int64 {
 	if path == "" {
 		return 0
 	}
-	st, err := os.Stat(path)
-	if err != nil {
-		return 0
-	}
-	return st.Size()
+	return logtail.Size(path)
 }
 
 // events answers the project's events.jsonl as NDJSON, oldest first;

@@ -77,7 +77,9 @@ type Spec struct {
 	Argv     []string // argv[0] as the user wrote the command
 	Dir      string
 	Env      []string
-	Log      string // stdout and stderr, appended
+	Log      string // stdout and stderr, appended (through the shim, which rotates it)
+	LogMax   int64  // bytes per log file before the shim rotates it (≤ 0: never)
+	LogKeep  int    // rotated log files kept
 	ExitFile string // where the shim writes the exit status
 	RunFile  string // where the shim writes the pids once the agent runs
 	Grace    time.Duration
@@ -121,7 +123,7 @@ func (r *Runner) Prepare(spec Spec) (*Pending, error) {
 		return nil, fmt.Errorf("open log: %w", err)
 	}
 	defer logf.Close()
-	opts := shim.Options{Path: spec.Path, Argv: spec.Argv, Dir: spec.Dir, Log: spec.Log,
+	opts := shim.Options{Path: spec.Path, Argv: spec.Argv, Dir: spec.Dir, Log: spec.Log, LogMax: spec.LogMax, LogKeep: spec.LogKeep,
 		ExitFile: spec.ExitFile, RunFile: spec.RunFile, Grace: spec.Grace, GoAhead: true, Sandbox: spec.Sandbox}
 	if spec.Sandbox != "" {
 		opts.Hide = spec.Hide

@@ -29,12 +29,33 @@ type Settings struct {
 	// WorktreeSetup is a command line (sh -c) run in each new worktree of
 	// the project, e.g. "npm ci"; its output goes to the agent's log.
 	WorktreeSetup string `json:"worktreeSetup,omitempty"`
+	// LogMaxMiB caps each file of an agent's log: at the cap, agent.log
+	// becomes agent.log.1 (.1 becomes .2, …) and a new one is begun;
+	// LogKeep older files are kept, the oldest beyond them removed
+	// (supervisord's logfile_maxbytes and backups). An agent's log takes at
+	// most (LogKeep+1) × LogMaxMiB. A run takes the values it started with.
+	LogMaxMiB int `json:"logMaxMiB"`
+	LogKeep   int `json:"logKeep"`
 }
 
 // DefaultSettings are SPEC's defaults.
 func DefaultSettings() Settings {
 	return Settings{WatchdogIntervalSec: 30, StaleCheckIntervalSec: 60, StaleThresholdSec: 300, BusyThresholdSec: 1800,
-		ResultGraceSec: 5, AutoResumeLimit: 3, PausedExpiryDays: 30, SafePointWaitSec: 120, MaxRunning: 0, NotifyNative: true}
+		ResultGraceSec: 5, AutoResumeLimit: 3, PausedExpiryDays: 30, SafePointWaitSec: 120, MaxRunning: 0, NotifyNative: true,
+		LogMaxMiB: DefaultLogMaxMiB, LogKeep: DefaultLogKeep}
+}
+
+// Agent logs' rotation by default: 10 MiB a file, 5 older files kept (at
+// most 60 MiB an agent).
+const (
+	DefaultLogMaxMiB = 10
+	DefaultLogKeep   = 5
+	maxLogMaxMiB     = 10240
+	maxLogKeep       = 100
+)
+
+// logMaxBytes is s's cap per log file in bytes.
+func (s Settings) logMaxBytes() int64 { return int64(s.LogMaxMiB) << 20
 }
 
 // Validate names the first absurd value.
@@ -56,6 +77,8 @@ func (s Settings) Validate() error {
 		check("safePointWaitSec", s.SafePointWaitSec, 0, 86400),
 		check("maxRunning", s.MaxRunning, 0, 10000),
 		checkUsd("setting dailyBudgetUsd", s.DailyBudgetUsd),
+		check("logMaxMiB", s.LogMaxMiB, 1, maxLogMaxMiB),
+		check("logKeep", s.LogKeep, 0, maxLogKeep),
 	)
 }
 

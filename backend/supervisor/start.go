@@ -12,6 +12,7 @@ import (
 
 	"shepherd/backend/claudehooks"
 	"shepherd/backend/lifecycle"
+	"shepherd/backend/logtail"
 	"shepherd/backend/loganalysis"
 	"shepherd/backend/proc"
 	"shepherd/backend/sandbox"
@@ -27,6 +28,9 @@ func (e *Engine) StartAgent(ctx context.Context, projectID, agentID string) (*st
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if err := budgetAnswer(ctx, a, "start"); err != nil {
+		return nil, err
+	}
 	if err := e.launch(a, actStart); err != nil {
 		return nil, err
 	}
@@ -53,7 +57,7 @@ func (e *Engine) startLocked(a *agent, args []string, reason string, mut func(r 
 		return newErr(ErrTransition, "Process '%s': %v", id, err)
 	}
 	e.cancelRestart(a)
-	logStart := fileSize(a.rec.LogPath) // this run's lines start here
+	logStart := logtail.Size(a.rec.LogPath) // this run's lines start here (offsets count across rotations)
 	token, credHash, err := newCredential()
 	if err != nil {
 		return e.startFailed(a, err)
@@ -162,8 +166,9 @@ func (e *Engine) procSpec(rec *store.Record, args []string, token string) (proc.
 		return proc.Spec{}, err
 	}
 	args = withHooks(rec, args, e.apiAddress())
+	logSet := e.settingsOf(rec.ProjectID)
 	spec := proc.Spec{Path: path, Argv: append([]string{rec.Command}, BudgetArgs(rec, args)...), Dir: rec.Cwd, Env: env,
-		Log: rec.LogPath, ExitFile: e.st.ExitPath(rec.ProjectID, rec.ID), RunFile: e.st.RunPath(rec.ProjectID, rec.ID),
+		Log: rec.LogPath, LogMax: logSet.logMaxBytes(), LogKeep: logSet.LogKeep, ExitFile: e.st.ExitPath(rec.ProjectID, rec.ID), RunFile: e.st.RunPath(rec.ProjectID, rec.ID),
 		Grace: secs(rec.GraceSec), Sandbox: sb, Hide: e.private()}
 	if rec.Sandbox != nil {
 		spec.SandboxNetwork = rec.Sandbox.Network
@@ -265,13 +270,6 @@ func executable(p string) error {
 		return errors.New("permission denied (not executable)")
 	}
 	return nil
-}
-
-func fileSize(path string) int64 {
-	if fi, err := os.Stat(path); err == nil {
-		return fi.Size()
-	}
-	return 0
 }
 
 // watchRun adopts rn as a's live run: arms its timeout, registers it with

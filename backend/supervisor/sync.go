@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"shepherd/backend/lifecycle"
+	"shepherd/backend/logtail"
 	"shepherd/backend/loganalysis"
 	"shepherd/backend/proc"
 	"shepherd/backend/procid"
@@ -433,7 +434,7 @@ func (e *Engine) endWhileAway(a *agent, to lifecycle.Status, reason lifecycle.Ex
 func (e *Engine) reattach(a *agent) {
 	r := a.rec
 	rn := newRun(e.runner.Attach(e.identity(r)))
-	rn.logSize = fileSize(r.LogPath)
+	rn.logSize = logtail.Size(r.LogPath)
 	rn.logOff = max(0, rn.logSize-loganalysis.TailBytes)
 	var steps []step
 	if r.Status == lifecycle.Spawning {
