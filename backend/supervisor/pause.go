@@ -447,6 +447,9 @@ func (e *Engine) UnpauseAgent(ctx context.Context, projectID, agentID string) (*
 	if a.rec.Status != lifecycle.Paused {
 		return nil, newErr(ErrNotPaused, "Process '%s' is not paused (it is %s)", agentID, a.rec.Status)
 	}
+	if err := budgetAnswer(ctx, a, "unpause"); err != nil {
+		return nil, err
+	}
 	if err := e.unpauseLocked(a); err != nil {
 		return e.snapshot(a), err
 	}
@@ -499,9 +502,13 @@ type ProjectView struct {
 	// unmounted disk). Its agents are still supervised by their records; the
 	// project is flagged, never dropped.
 	FolderMissing string `json:"folderMissing,omitempty"`
-	// What its agents' runs cost: all of them, and today's cost.
-	Totals    *store.RunFigures `json:"totals,omitempty"`
-	CostToday float64           `json:"costToday"`
+	// What its agents' runs cost: the user's own agents' (all their runs,
+	// and today's cost, which the daily budget counts), and what agents
+	// created by agents reported (claims, counted against their creators'
+	// trees only).
+	Totals        *store.RunFigures `json:"totals,omitempty"`
+	CostToday     float64           `json:"costToday"`
+	ClaimedTotals *store.RunFigures `json:"claimedTotals,omitempty"`
 	// The daily budget (0: none) and whether today's cost reached it: its
 	// running agents were paused and its starts wait (budget.go).
 	DailyBudgetUsd float64 `json:"dailyBudgetUsd,omitempty"`
@@ -532,12 +539,18 @@ func (p *project) costTodayLocked(now time.Time) float64 {
 	return p.costToday
 }
 
-// withTotals adds the sum of its agents' figures to a project's view.
+// withTotals adds the sum of its agents' figures to a project's view: the
+// user's own agents' in Totals, the claims of agents created by agents in
+// ClaimedTotals.
 func (e *Engine) withTotals(p *project, v ProjectView) ProjectView {
 	for _, a := range p.list() {
 		a.mu.Lock()
 		if t := a.rec.Totals; t != nil {
-			v.Totals = v.Totals.Add(*t)
+			if a.rec.Parent == "" {
+				v.Totals = v.Totals.Add(*t)
+			} else {
+				v.ClaimedTotals = v.ClaimedTotals.Add(*t)
+			}
 		}
 		a.mu.Unlock()
 	}
