@@ -57,6 +57,8 @@ type Engine interface {
 	StatsNow(projectID string) error
 	StatsHistory(projectID, agentID string) ([]store.Stats, error)
 	SandboxSupport() sandbox.Support
+	// Alerts are the engine's own alerts (a nearly full disk).
+	Alerts() []supervisor.Alert
 }
 
 // Identities is what the API needs to know agents' callers: the agent a
@@ -67,8 +69,11 @@ type Identities interface {
 	Owns(caller, target supervisor.AgentRef) bool
 }
 
-// Hooks receives what an agent's hooks report (*supervisor.Engine has it).
+// Hooks receives what an agent's hooks report (*supervisor.Engine has it):
+// AllowHook says whether the agent may post one now (rate-limited), Hook
+// takes it.
 type Hooks interface {
+	AllowHook(ref supervisor.AgentRef) error
 	Hook(ref supervisor.AgentRef, body []byte) error
 }
 
@@ -101,6 +106,9 @@ type EngineStatus struct {
 	Version string `json:"version"`
 	// Sandbox is what of the permission sandbox this machine enforces.
 	Sandbox *sandbox.Support `json:"sandbox,omitempty"`
+	// Alerts are what about the engine itself needs the user (its data
+	// folder's disk nearly full); empty when nothing does.
+	Alerts []supervisor.Alert `json:"alerts"`
 }
 
 // ProjectInput is the body of POST /v1/projects.
@@ -252,7 +260,7 @@ func (r *headerRecorder) WriteHeader(code int) {
 
 func (h *handler) engineStatus(w http.ResponseWriter, r *http.Request) {
 	sb := h.eng.SandboxSupport()
-	writeJSON(w, http.StatusOK, EngineStatus{PID: os.Getpid(), Version: h.opts.Version, Sandbox: &sb})
+	writeJSON(w, http.StatusOK, EngineStatus{PID: os.Getpid(), Version: h.opts.Version, Sandbox: &sb, Alerts: h.eng.Alerts()})
 }
 
 // quit answers, then asks the host to shut the engine down. Agents keep
@@ -850,6 +858,12 @@ func (h *handler) claudeHook(w http.ResponseWriter, r *http.Request) {
 	}
 	if h.hooks == nil {
 		writeError(w, http.StatusNotFound, supervisor.KindName(supervisor.ErrNotFound), "this engine receives no hooks")
+		return
+	}
+	if err := h.hooks.AllowHook(*c.Agent); err != nil {
+		// Refused before its body is read: a flood costs next to nothing.
+		w.Header().Set("Retry-After", "1")
+		writeEngineError(w, err)
 		return
 	}
 	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, claudehooks.MaxBody))

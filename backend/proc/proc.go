@@ -509,7 +509,8 @@ func (p *Process) WaitGone(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-// Step is one signal of a termination and how long to wait after it.
+// Step is one signal of a termination and how long to wait after it (a
+// zero Signal: none, only the wait — the signal was sent already).
 type Step struct {
 	Signal syscall.Signal
 	Wait   time.Duration
@@ -522,7 +523,9 @@ type Step struct {
 // reports whether SIGKILL was sent and whether the group is gone.
 func (p *Process) Terminate(ctx context.Context, steps []Step, onLinger func()) (killed, gone bool) {
 	for _, s := range steps {
-		_ = p.Signal(s.Signal)
+		if s.Signal != 0 {
+			_ = p.Signal(s.Signal)
+		}
 		if p.WaitGone(ctx, s.Wait) {
 			return false, true
 		}

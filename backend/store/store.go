@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/renameio/v2"
@@ -41,6 +42,35 @@ const (
 type Store struct {
 	root string
 	mu   sync.Mutex // serialises projects.json and events.jsonl appends
+
+	fault atomic.Pointer[func(path string) error]
+}
+
+// InjectFault makes every write of a record, an event or a file through
+// the store fail with f's error first (nil: none) — a full disk, for tests
+// of what the engine does then. f(nil) removes it.
+func (s *Store) InjectFault(f func(path string) error) {
+	if f == nil {
+		s.fault.Store(nil)
+		return
+	}
+	s.fault.Store(&f)
+}
+
+func (s *Store) faulty(path string) error {
+	if f := s.fault.Load(); f != nil {
+		return (*f)(path)
+	}
+	return nil
+}
+
+// WriteFile is the package's WriteFile, for the engine's own files under
+// the data folder.
+func (s *Store) WriteFile(path string, b []byte, mode os.FileMode) error {
+	if err := s.faulty(path); err != nil {
+		return err
+	}
+	return WriteFile(path, b, mode)
 }
 
 // Open returns a store rooted at root, creating it (0700) if needed.
@@ -183,7 +213,11 @@ func (s *Store) SaveRecord(r *Record) error {
 		c.Activity, c.QueuePosition, c.Stats, c.Attention, c.TreeTotals = nil, 0, nil, "", nil
 		r = &c
 	}
-	return WriteJSON(filepath.Join(s.AgentDir(r.ProjectID, r.ID), recordFile), r)
+	path := filepath.Join(s.AgentDir(r.ProjectID, r.ID), recordFile)
+	if err := s.faulty(path); err != nil {
+		return err
+	}
+	return WriteJSON(path, r)
 }
 
 // Corrupt describes a record that could not be read and was moved aside.
@@ -329,6 +363,9 @@ func (s *Store) AppendEvent(projectID string, ev Event) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := os.MkdirAll(s.ProjectDir(projectID), dirMode); err != nil {
+		return err
+	}
+	if err := s.faulty(s.EventsPath(projectID)); err != nil {
 		return err
 	}
 	return logrotate.Append(s.EventsPath(projectID), b, EventsMaxBytes, EventsKeep)

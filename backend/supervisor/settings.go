@@ -55,7 +55,8 @@ const (
 )
 
 // logMaxBytes is s's cap per log file in bytes.
-func (s Settings) logMaxBytes() int64 { return int64(s.LogMaxMiB) << 20
+func (s Settings) logMaxBytes() int64 {
+	return int64(s.LogMaxMiB) << 20
 }
 
 // Validate names the first absurd value.

@@ -12,8 +12,8 @@ import (
 
 	"shepherd/backend/claudehooks"
 	"shepherd/backend/lifecycle"
-	"shepherd/backend/logtail"
 	"shepherd/backend/loganalysis"
+	"shepherd/backend/logtail"
 	"shepherd/backend/proc"
 	"shepherd/backend/sandbox"
 	"shepherd/backend/store"
