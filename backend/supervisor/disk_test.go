@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -315,5 +316,55 @@ func TestOnlyTheUserAnswersABudgetPause(t *testing.T) {
 	}
 	if _, err := h.e.UnpauseAgent(context.Background(), h.project.ID, "kid"); err != nil {
 		t.Fatalf("the user's unpause: %v", err)
+	}
+}
+
+// A request is checked whole before anything is made for it: the folder an
+// agent names for its CLI's state (CLAUDE_CONFIG_DIR, CODEX_HOME) is made
+// only for a request that passes — never for one refused for its grants,
+// its caller's holds, Shepherd's own folders, or a live agent's edit.
+func TestRefusedRequestMakesNoFolder(t *testing.T) {
+	h := newHarness(t)
+	h.create(AgentSpec{ID: "parent", Command: "/bin/true"}) // holds the network and its cwd (the project folder)
+	caller := &AgentRef{ProjectID: h.project.ID, AgentID: "parent"}
+	outside := filepath.Join(t.TempDir(), "not", "yet")
+	claude := func(id, dir string) AgentSpec {
+		return AgentSpec{ID: id, Command: "/bin/true", Profile: store.ProfileClaudeJSON, Caller: caller,
+			Env: map[string]string{"CLAUDE_CONFIG_DIR": dir}}
+	}
+	_, err := h.e.CreateAgent(h.project.ID, claude("far", outside))
+	wantKind(t, err, ErrPermissionDenied, "cannot grant @write:"+outside)
+	if _, err := os.Stat(filepath.Dir(outside)); !os.IsNotExist(err) {
+		t.Fatalf("a refused create made %s", filepath.Dir(outside))
+	}
+	private := filepath.Join(h.data, "claude-here")
+	spec := claude("inside", private)
+	spec.Caller = nil // the user: holds everything, but not Shepherd's own folders
+	spec.Permissions = perms()
+	_, err = h.e.CreateAgent(h.project.ID, spec)
+	wantKind(t, err, ErrValidation, "Shepherd's own folder")
+	if _, err := os.Stat(private); !os.IsNotExist(err) {
+		t.Fatal("a refused create made a folder in Shepherd's data folder")
+	}
+	h.create(withID("taken", sh("exec sleep 300")))
+	_, err = h.e.CreateAgent(h.project.ID, claude("taken", filepath.Join(h.project.Path, "dup")))
+	wantKind(t, err, ErrAlreadyExists, "already exists")
+	if _, err := os.Stat(filepath.Join(h.project.Path, "dup")); !os.IsNotExist(err) {
+		t.Fatal("a create refused for its id made the folder")
+	}
+	// A request that passes gets its folder, granted.
+	mine := filepath.Join(h.project.Path, "state", "claude")
+	r, err := h.e.CreateAgent(h.project.ID, claude("near", mine))
+	if err != nil || r.Sandbox == nil || !slices.Contains(r.Sandbox.WriteDirs, mine) {
+		t.Fatalf("within the caller's holds: %+v %v", r, err)
+	}
+	// An edit of a live agent is refused before anything is made.
+	h.start("taken")
+	edit := filepath.Join(h.project.Path, "edit")
+	_, err = h.e.UpdateAgent(h.project.ID, AgentSpec{ID: "taken", Command: "/bin/sh", Profile: store.ProfileClaudeJSON, Permissions: perms(),
+		Env: map[string]string{"CLAUDE_CONFIG_DIR": edit}})
+	wantKind(t, err, ErrIsRunning, "Stop it before editing")
+	if _, err := os.Stat(edit); !os.IsNotExist(err) {
+		t.Fatal("a refused edit made the folder")
 	}
 }

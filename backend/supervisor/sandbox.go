@@ -28,27 +28,91 @@ func (e *Engine) SandboxSupport() sandbox.Support {
 	return e.sb
 }
 
-// specGrants turns spec's permissions into grants, checked against what
-// its caller holds: nil when the agent is not sandboxed. What an agent
-// creates (spec.Caller) is always sandboxed.
-func (e *Engine) specGrants(spec *AgentSpec) (*sandbox.Grants, error) {
+// A request is checked whole before anything is made for it (SPEC, threat
+// model: the engine checks a request before any side effect): its tags,
+// what its caller holds and Shepherd's own folders are checked against the
+// folders as they will be — an agent CLI's state folder that does not exist
+// yet is placed by its nearest existing parent, resolved — and only a
+// request that passes gets that folder made (grantPlan.make), then checked
+// again as it is.
+
+// grantPlan is a request's grants, checked, with what is still to be made.
+type grantPlan struct {
+	spec  *AgentSpec
+	none  bool              // not sandboxed
+	needs string            // the agent CLI's state folder, to be made if missing
+	env   map[string]string // what its preset adds to the environment
+}
+
+// planGrants checks spec's permissions against what its caller holds and
+// Shepherd's own folders, making nothing; nil grants when the agent is not
+// sandboxed. What an agent creates (spec.Caller) is always sandboxed.
+// extra are folders the request will also grant once made (its worktree).
+func (e *Engine) planGrants(spec *AgentSpec, extra ...string) (*grantPlan, error) {
 	if spec.Permissions == nil {
 		if spec.Caller == nil {
-			return nil, nil
+			return &grantPlan{spec: spec, none: true}, nil
 		}
 		spec.Permissions = &[]string{}
 	}
-	tags := *spec.Permissions
+	pl := &grantPlan{spec: spec}
 	// An agent CLI's preset grants the folder it keeps its own state in
-	// (Claude Code ~/.claude, Codex ~/.codex), made if missing.
+	// (Claude Code ~/.claude, Codex ~/.codex, or the one its environment
+	// names), made if missing — once the request has passed.
 	if dir, env := presets.SandboxNeeds(spec.Profile, spec.Env); dir != "" && filepath.IsAbs(dir) {
-		if err := os.MkdirAll(dir, 0o700); err == nil {
-			tag := sandbox.TagWritePrefix + dir
+		pl.needs, pl.env = filepath.Clean(dir), env
+	}
+	g, err := sandbox.Parse(*spec.Permissions)
+	if err != nil {
+		return nil, newErr(ErrValidation, "agent '%s': %v", spec.ID, err)
+	}
+	for _, d := range append(append([]string{}, extra...), pl.needs) {
+		if d == "" {
+			continue
+		}
+		if real := plannedPath(d); !slices.Contains(g.WriteDirs, real) {
+			g.WriteDirs = append(g.WriteDirs, real)
+		}
+	}
+	return pl, e.checkGrants(spec, g)
+}
+
+// checkGrants refuses grants beyond what spec's caller holds, and any in
+// Shepherd's own folders.
+func (e *Engine) checkGrants(spec *AgentSpec, g sandbox.Grants) error {
+	if err := e.holder(spec.Caller).Check(g); err != nil {
+		return newErr(ErrPermissionDenied, "agent '%s': %v", spec.ID, err)
+	}
+	for _, d := range g.WriteDirs {
+		for _, p := range e.private() {
+			if within(d, p) {
+				return newErr(ErrValidation, "agent '%s': %s%s is Shepherd's own folder (%s), which no sandbox may write or see", spec.ID, sandbox.TagWritePrefix, d, p)
+			}
+		}
+	}
+	return nil
+}
+
+// make makes what the plan needs (the agent CLI's state folder) and returns
+// the grants, parsed again now that every folder exists and checked again
+// as they are (nil: not sandboxed). If they no longer pass (a symlink
+// swapped in meanwhile), what it made is removed.
+func (pl *grantPlan) make(e *Engine) (*sandbox.Grants, error) {
+	if pl.none {
+		return nil, nil
+	}
+	spec := pl.spec
+	tags := *spec.Permissions
+	var made []string
+	if pl.needs != "" {
+		var err error
+		if made, err = mkdirAll(pl.needs); err == nil {
+			tag := sandbox.TagWritePrefix + pl.needs
 			if !slices.Contains(tags, tag) {
 				tags = append(append([]string{}, tags...), tag)
 				spec.Permissions = &tags
 			}
-			for k, v := range env {
+			for k, v := range pl.env {
 				if _, ok := spec.Env[k]; !ok {
 					if spec.Env == nil {
 						spec.Env = map[string]string{}
@@ -59,20 +123,61 @@ func (e *Engine) specGrants(spec *AgentSpec) (*sandbox.Grants, error) {
 		}
 	}
 	g, err := sandbox.Parse(tags)
+	if err == nil {
+		err = e.checkGrants(spec, g)
+	} else {
+		err = newErr(ErrValidation, "agent '%s': %v", spec.ID, err)
+	}
 	if err != nil {
-		return nil, newErr(ErrValidation, "agent '%s': %v", spec.ID, err)
-	}
-	if err := e.holder(spec.Caller).Check(g); err != nil {
-		return nil, newErr(ErrPermissionDenied, "agent '%s': %v", spec.ID, err)
-	}
-	for _, d := range g.WriteDirs {
-		for _, p := range e.private() {
-			if within(d, p) {
-				return nil, newErr(ErrValidation, "agent '%s': %s%s is Shepherd's own folder (%s), which no sandbox may write or see", spec.ID, sandbox.TagWritePrefix, d, p)
-			}
-		}
+		unmake(made)
+		return nil, err
 	}
 	return &g, nil
+}
+
+// plannedPath is where path will be once made: its nearest existing parent
+// resolved (symlinks followed), with the rest as written.
+func plannedPath(path string) string {
+	path = filepath.Clean(path)
+	rest := ""
+	for dir := path; ; dir = filepath.Dir(dir) {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(real, rest)
+		}
+		if dir == filepath.Dir(dir) {
+			return path
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+	}
+}
+
+// mkdirAll makes dir and its missing parents (0700) and returns those it
+// made, deepest last.
+func mkdirAll(dir string) ([]string, error) {
+	var missing []string
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil || d == filepath.Dir(d) {
+			break
+		}
+		missing = append([]string{d}, missing...)
+	}
+	var made []string
+	for _, d := range missing {
+		if err := os.Mkdir(d, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+			unmake(made)
+			return nil, err
+		} else if err == nil {
+			made = append(made, d)
+		}
+	}
+	return made, nil
+}
+
+// unmake removes the folders mkdirAll made (if still empty), deepest first.
+func unmake(made []string) {
+	for i := len(made) - 1; i >= 0; i-- {
+		_ = os.Remove(made[i])
+	}
 }
 
 // private are the folders hidden from every sandbox, resolved to real
@@ -130,15 +235,15 @@ func (e *Engine) saveGrants(rec *store.Record) error {
 	return sandbox.Save(path, *rec.Sandbox)
 }
 
-// sandboxFor checks that this machine can enforce rec's sandbox and that
-// its sandbox.json says what the record does (written again when it is
-// missing or differs), for the shim; "" for an agent that is not sandboxed.
-func (e *Engine) sandboxFor(rec *store.Record) (string, error) {
+// checkSandbox checks that this machine can enforce rec's sandbox and that
+// its granted folders are still the folders they were resolved to (nil for
+// an agent that is not sandboxed). It writes nothing.
+func (e *Engine) checkSandbox(rec *store.Record) error {
 	if rec.Sandbox == nil {
-		return "", nil
+		return nil
 	}
 	if err := e.SandboxSupport().Check(*rec.Sandbox); err != nil {
-		return "", newErr(ErrSandboxUnavailable, "Process '%s' is not started: %v", rec.ID, err)
+		return newErr(ErrSandboxUnavailable, "Process '%s' is not started: %v", rec.ID, err)
 	}
 	// Grants were resolved to real folders when given; one that resolves
 	// elsewhere now (a symlink swapped in) is not followed. The shim checks
@@ -149,8 +254,18 @@ func (e *Engine) sandboxFor(rec *store.Record) (string, error) {
 			if err == nil {
 				why = "now leads to " + real
 			}
-			return "", newErr(ErrSandboxUnavailable, "Process '%s' is not started: its granted folder %s %s (a symlink or a swapped folder); grant the real folder again", rec.ID, d, why)
+			return newErr(ErrSandboxUnavailable, "Process '%s' is not started: its granted folder %s %s (a symlink or a swapped folder); grant the real folder again", rec.ID, d, why)
 		}
+	}
+	return nil
+}
+
+// sandboxFile makes sure rec's sandbox.json says what the record does
+// (written again when it is missing or differs), for the shim; "" for an
+// agent that is not sandboxed. checkSandbox comes first.
+func (e *Engine) sandboxFile(rec *store.Record) (string, error) {
+	if rec.Sandbox == nil {
+		return "", nil
 	}
 	path := e.st.SandboxPath(rec.ProjectID, rec.ID)
 	if g, err := sandbox.Load(path); err != nil || !sandbox.Equal(&g, rec.Sandbox) {

@@ -56,7 +56,6 @@ func (e *Engine) startLocked(a *agent, args []string, reason string, mut func(r 
 	if err := lifecycle.Check(a.rec.Status, lifecycle.Spawning); err != nil {
 		return newErr(ErrTransition, "Process '%s': %v", id, err)
 	}
-	e.cancelRestart(a)
 	logStart := logtail.Size(a.rec.LogPath) // this run's lines start here (offsets count across rotations)
 	token, credHash, err := newCredential()
 	if err != nil {
@@ -64,8 +63,9 @@ func (e *Engine) startLocked(a *agent, args []string, reason string, mut func(r 
 	}
 	spec, err := e.procSpec(a.rec, args, token)
 	if err != nil {
-		return e.startFailed(a, err)
+		return e.startFailed(a, err) // a refused start leaves a pending keep-alive restart as it was
 	}
+	e.cancelRestart(a)
 	pend, err := e.runner.Prepare(spec)
 	if err != nil {
 		return e.startFailed(a, err)
@@ -158,10 +158,14 @@ func (e *Engine) procSpec(rec *store.Record, args []string, token string) (proc.
 	if err := checkDir(rec.Cwd); err != nil {
 		return proc.Spec{}, fmt.Errorf("cwd %v", err)
 	}
+	if err := e.checkSandbox(rec); err != nil {
+		return proc.Spec{}, err
+	}
+	// Checked: now what the start needs is made.
 	if err := os.MkdirAll(filepath.Dir(rec.LogPath), 0o700); err != nil {
 		return proc.Spec{}, err
 	}
-	sb, err := e.sandboxFor(rec)
+	sb, err := e.sandboxFile(rec)
 	if err != nil {
 		return proc.Spec{}, err
 	}
