@@ -8,16 +8,16 @@ import (
 
 func TestEscape(t *testing.T) {
 	for in, want := range map[string]string{
-		"plain text\n":                       "plain text\n",
-		"tab\tand é ✓\r\n":                   "tab\tand é ✓\r\n",
-		"\x1b]0;pwned\x07title":              `\x1b]0;pwned\x07title`,
-		"\x1b[2J\x1b[H":                      `\x1b[2J\x1b[H`,
-		"\x1b]8;;http://evil\x1b\\link":      `\x1b]8;;http://evil\x1b\link`,
-		"safe\roverwritten":                  `safe\roverwritten`,
-		"bell\x07 del\x7f nul\x00 bs\x08":    `bell\x07 del\x7f nul\x00 bs\x08`,
+		"plain text\n":                        "plain text\n",
+		"tab\tand é ✓\r\n":                    "tab\tand é ✓\r\n",
+		"\x1b]0;pwned\x07title":               `\x1b]0;pwned\x07title`,
+		"\x1b[2J\x1b[H":                       `\x1b[2J\x1b[H`,
+		"\x1b]8;;http://evil\x1b\\link":       `\x1b]8;;http://evil\x1b\link`,
+		"safe\roverwritten":                   `safe\roverwritten`,
+		"bell\x07 del\x7f nul\x00 bs\x08":     `bell\x07 del\x7f nul\x00 bs\x08`,
 		"c1 csi \u009b2J osc \u009d0;x\u009c": `c1 csi \u009b2J osc \u009d0;x\u009c`,
-		"raw \x9b2J and \xff":                `raw \x9b2J and ` + "\xff",
-		"cr at end\r":                        `cr at end\r`,
+		"raw \x9b2J and \xff":                 `raw \x9b2J and ` + "\xff",
+		"cr at end\r":                         `cr at end\r`,
 	} {
 		if got := string(Escape([]byte(in))); got != want {
 			t.Errorf("Escape(%q) = %q, want %q", in, got, want)
