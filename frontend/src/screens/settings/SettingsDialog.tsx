@@ -6,6 +6,7 @@ import {supportText} from '../../lib/sandbox'
 import {keys, useProjects, useSandboxSupport, useSettings} from '../../state/queries'
 import {useUI} from '../../state/ui'
 import {DailyBudgetField} from './DailyBudgetField'
+import {LogRotationFields} from './LogRotationFields'
 
 /** What of the sandbox this machine enforces, in a line (for every project). */
 function SandboxSupportLine() {
@@ -88,6 +89,7 @@ export function SettingsDialog() {
           {s.dailyBudgetUsd !== undefined && (
             <DailyBudgetField value={s.dailyBudgetUsd} onChange={(usd) => setS({...s, dailyBudgetUsd: usd})}/>
           )}
+          <LogRotationFields s={s} onChange={setS}/>
           <label className="check">
             <input type="checkbox" name="notifyNative" checked={s.notifyNative} onChange={(e) => setS({...s, notifyNative: e.target.checked})}/>
             Desktop notifications when an agent fails, hangs or reaches its resume limit <span className="muted">(default: on)</span>
