@@ -6,6 +6,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -760,6 +761,9 @@ func (h *handler) logSince(w http.ResponseWriter, p, a string, off int64) {
 		return
 	}
 	c, err := logtail.Since(rec.LogPath, off, maxLogChunk, false)
+	if errors.Is(err, logtail.ErrMoving) {
+		c, err = logtail.Chunk{Start: off, Next: off}, nil // nothing new this time: ask again
+	}
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, "InternalError", fmt.Sprintf("read log of '%s': %v", a, err))
 		return

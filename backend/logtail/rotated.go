@@ -23,10 +23,10 @@ import (
 // the engine's scanner, a run's marker) goes on across a rotation instead of
 // starting again. The offsets file maps each part (by inode) to the offset
 // of its first byte; it is written before a rotation moves anything, so that
-// it names every part a reader may find. A part it does not name is placed
-// by the sizes of the parts after it (they are contiguous). A log without
-// an offsets file was never rotated: it starts at offset 0, and files named
-// like older parts beside it are not read as its parts.
+// it names every part a reader may find, and a part is read only where the
+// offsets place it, right before the next (the parts are contiguous). A log
+// without an offsets file was never rotated: it starts at offset 0, and
+// files named like older parts beside it are not read as its parts.
 //
 // Every function of this package reads a log this way.
 
@@ -94,6 +94,18 @@ func (o Offsets) Format(order []uint64) []byte {
 // ReadOffsets reads the offsets file of the log at path; ok is false when
 // there is none (the log was never rotated) or it cannot be read.
 func ReadOffsets(path string) (Offsets, bool) {
+	b, ok := readOffsetsFile(path)
+	if !ok {
+		return nil, false
+	}
+	o, err := ParseOffsets(b)
+	if err != nil {
+		return nil, false
+	}
+	return o, true
+}
+
+func readOffsetsFile(path string) ([]byte, bool) {
 	f, err := os.Open(path + OffsetsSuffix)
 	if err != nil {
 		return nil, false
@@ -103,11 +115,7 @@ func ReadOffsets(path string) (Offsets, bool) {
 	if err != nil {
 		return nil, false
 	}
-	o, err := ParseOffsets(b)
-	if err != nil {
-		return nil, false
-	}
-	return o, true
+	return b, true
 }
 
 // Inode is the inode number of a file.
@@ -128,7 +136,8 @@ type segment struct {
 // view is a log's parts, oldest first, contiguous: one io.ReaderAt over
 // the log's offsets.
 type view struct {
-	segs []segment
+	segs   []segment
+	placed bool // its newest part was placed by the offsets file
 }
 
 func (v *view) start() int64 { return v.segs[0].start }
@@ -170,47 +179,73 @@ func (v *view) ReadAt(p []byte, off int64) (int, error) {
 	return n, nil
 }
 
+// ErrMoving is a read of a log whose parts kept moving (rotations under
+// way) through every attempt to open them in line; a later read finds them.
+var ErrMoving = errors.New("the log is being rotated; read it again")
+
 // openView opens the log at path with as many older parts as more says it
 // needs, given the span [start, end) held so far. A missing log is (nil,
-// nil).
+// nil). A rotation may move the parts while they are opened: a view whose
+// parts cannot be told to line up is opened again.
 func openView(path string, more func(start, end int64) bool) (*view, error) {
-	var v *view
-	var offs Offsets
-	base, found := int64(0), false
-	// A rotation may move the parts between the open and the read of the
-	// offsets (which it writes before it moves anything): the file opened
-	// is then no longer the newest part, and is opened again.
-	for try := 0; try < 5 && !found; try++ {
-		if v != nil {
+	for try := 0; ; try++ {
+		v, settled, err := tryView(path, more)
+		if err != nil || v == nil || settled {
+			return v, err
+		}
+		if try == 9 {
+			if v.placed {
+				return v, nil // its newest parts, in line; older ones later
+			}
 			v.close()
+			return nil, ErrMoving
 		}
-		f, size, err := open(path)
-		if f == nil || err != nil {
-			return nil, err
-		}
-		fi, err := f.Stat()
-		if err != nil {
-			f.Close()
-			return nil, err
-		}
-		v = &view{segs: []segment{{f: f, size: size}}}
-		var ok bool
-		if offs, ok = ReadOffsets(path); !ok {
-			return v, nil // never rotated: from 0
-		}
-		base, found = offs[Inode(fi)]
+		v.close()
 	}
-	if !found {
-		return v, nil // not a part the offsets know: read it alone, from 0
+}
+
+// tryView is one attempt of openView; settled is false when a rotation
+// moved the parts meanwhile. The offsets file is read before the older
+// parts are opened and again after: a rotation writes it before it removes
+// or moves anything, so when it reads the same both times, every part
+// opened by name is one it places (an inode it names cannot have been
+// reused by a part made since).
+func tryView(path string, more func(start, end int64) bool) (v *view, settled bool, err error) {
+	f, size, err := open(path)
+	if f == nil || err != nil {
+		return nil, true, err
 	}
-	fi, _ := v.segs[0].f.Stat()
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, true, err
+	}
+	v = &view{segs: []segment{{f: f, size: size}}}
+	raw, ok := readOffsetsFile(path)
+	if !ok {
+		return v, true, nil // never rotated: from 0
+	}
+	offs, err := ParseOffsets(raw)
+	if err != nil {
+		return v, true, nil // damaged: read alone, from 0
+	}
 	ino := Inode(fi)
-	v.segs[0].start = base
+	base, found := offs[ino]
+	if !found {
+		// Not a part the offsets know: the file opened is no longer the
+		// newest part (the offsets are written first), or the log was
+		// started again without them.
+		return v, false, nil
+	}
+	v.segs[0].start, v.placed = base, true
 	seen := map[uint64]bool{ino: true}
 	for k := 1; k <= maxParts && more(v.start(), v.end()); k++ {
 		g, gsize, err := open(Rotated(path, k))
 		if err != nil || g == nil {
-			break
+			if _, err := os.Lstat(Rotated(path, k+1)); err == nil {
+				return v, false, nil // on its way to the next name
+			}
+			break // no older part
 		}
 		gi, err := g.Stat()
 		if err != nil {
@@ -224,13 +259,21 @@ func openView(path string, more func(start, end int64) bool) (*view, error) {
 		}
 		seen[gino] = true
 		start := v.start() - gsize
-		if b, ok := offs[gino]; (ok && b != start) || start < 0 {
-			g.Close() // not the part before: a rotation moved them meanwhile
-			break
+		if b, ok := offs[gino]; !ok || b != start || start < 0 {
+			g.Close()
+			if again, ok := readOffsetsFile(path); ok && bytes.Equal(again, raw) {
+				break // not a part of this log: the older parts end here
+			}
+			return v, false, nil // a rotation moved them meanwhile
 		}
 		v.segs = append([]segment{{f: g, start: start, size: gsize}}, v.segs...)
 	}
-	return v, nil
+	if len(v.segs) > 1 {
+		if again, ok := readOffsetsFile(path); !ok || !bytes.Equal(again, raw) {
+			return v, false, nil
+		}
+	}
+	return v, true, nil
 }
 
 // Size is the offset just past the last byte of the log at path: its

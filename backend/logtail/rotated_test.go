@@ -67,10 +67,19 @@ func TestUnrotatedLogIgnoresLookalikes(t *testing.T) {
 	if b, off, _ := Last(p, 1<<20); string(b) != "mine\n" || off != 0 {
 		t.Errorf("damaged offsets: %q %d", b, off)
 	}
-	// Offsets that place it: the older part is read before it.
+	// Offsets that place the log but not the older file: the log alone, at
+	// its offset.
 	fi, _ := os.Stat(p)
 	old, _ := os.Stat(Rotated(p, 1))
-	os.WriteFile(p+OffsetsSuffix, []byte(strconv.FormatUint(Inode(fi), 10)+" "+strconv.FormatInt(old.Size(), 10)+"\n"), 0o600)
+	line := func(fi os.FileInfo, off int64) string {
+		return strconv.FormatUint(Inode(fi), 10) + " " + strconv.FormatInt(off, 10) + "\n"
+	}
+	os.WriteFile(p+OffsetsSuffix, []byte(line(fi, old.Size())), 0o600)
+	if b, off, _ := Last(p, 1<<20); string(b) != "mine\n" || off != old.Size() || Size(p) != old.Size()+5 {
+		t.Errorf("placed alone: %q %d", b, off)
+	}
+	// Offsets that place both: the older part is read before it.
+	os.WriteFile(p+OffsetsSuffix, []byte(line(fi, old.Size())+line(old, 0)), 0o600)
 	if b, off, _ := Last(p, 1<<20); string(b) != "someone else's\nmine\n" || off != 0 {
 		t.Errorf("rotated: %q %d", b, off)
 	}
