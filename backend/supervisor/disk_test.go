@@ -392,3 +392,32 @@ func TestRefusedRequestMakesNoFolder(t *testing.T) {
 		t.Fatal("a refused edit made the folder")
 	}
 }
+
+// The engine's watch of a log goes on across its rotation: a line written
+// after agent.log was rotated is seen at once (no poll runs: the clock
+// stands still).
+func TestWatchFilesAcrossRotation(t *testing.T) {
+	clk := newFakeClock()
+	h := newHarness(t, func(c *Config) { c.Clock = clk; c.WatchFiles = true })
+	s, _ := h.e.GetSettings(h.project.ID)
+	s.LogMaxMiB, s.LogKeep = 1, 1
+	if _, err := h.e.PutSettings(h.project.ID, s); err != nil {
+		t.Fatal(err)
+	}
+	goFile := filepath.Join(t.TempDir(), "go")
+	h.create(withID("a", sh("head -c 1500000 /dev/zero | tr '\\0' x; echo; while [ ! -e "+goFile+" ]; do sleep 0.02; done; echo after; exec sleep 300")))
+	r := h.start("a")
+	waitFor(t, "the rotation", 10*time.Second, func() bool {
+		_, err := os.Stat(logtail.Rotated(r.LogPath, 1))
+		return err == nil && logtail.Size(r.LogPath) == 1500001
+	})
+	clk.Advance(5 * time.Second)
+	at := clk.Now().UTC()
+	if err := os.WriteFile(goFile, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the line after the rotation to be seen", 5*time.Second, func() bool {
+		act := h.get("a").Activity
+		return act != nil && act.Since != nil && act.Since.Equal(at)
+	})
+}
