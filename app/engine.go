@@ -14,6 +14,7 @@ import (
 	"shepherd/backend/instance"
 	"shepherd/backend/notify"
 	"shepherd/backend/paths"
+	"shepherd/backend/supervisor"
 )
 
 // The window talks to one engine through one interface, api.Engine, with two
@@ -38,6 +39,10 @@ type EngineStatus struct {
 	PID     int    `json:"pid"`
 	DataDir string `json:"dataDir"`
 	Message string `json:"message,omitempty"`
+	// Alerts are what about the engine itself needs the user (its data
+	// folder's disk nearly full), shown at the top of Needs you; pushed
+	// again as engine:alerts when they change.
+	Alerts []supervisor.Alert `json:"alerts,omitempty"`
 }
 
 // EventEngineStatus is pushed when the engine the window talks to changes.
@@ -255,11 +260,15 @@ func OnShutdown(a *App) func(context.Context) {
 	}
 }
 
-// Engine reports which engine the window talks to, or why there is none.
+// Engine reports which engine the window talks to, or why there is none,
+// with the engine's alerts.
 func (a *App) Engine() (EngineStatus, error) {
 	st := a.status()
 	if st.State == EngineNone {
 		return st, errors.New(st.Message)
+	}
+	if eng, err := a.engine(); err == nil {
+		st.Alerts = eng.Alerts()
 	}
 	return st, nil
 }

@@ -17,6 +17,7 @@ import (
 
 	"shepherd/backend/claudehooks"
 	"shepherd/backend/eventbus"
+	"shepherd/backend/logtail"
 	"shepherd/backend/sandbox"
 	"shepherd/backend/secrets"
 	"shepherd/backend/store"
@@ -57,6 +58,8 @@ type Engine interface {
 	StatsNow(projectID string) error
 	StatsHistory(projectID, agentID string) ([]store.Stats, error)
 	SandboxSupport() sandbox.Support
+	// Alerts are the engine's own alerts (a nearly full disk).
+	Alerts() []supervisor.Alert
 }
 
 // Identities is what the API needs to know agents' callers: the agent a
@@ -67,8 +70,11 @@ type Identities interface {
 	Owns(caller, target supervisor.AgentRef) bool
 }
 
-// Hooks receives what an agent's hooks report (*supervisor.Engine has it).
+// Hooks receives what an agent's hooks report (*supervisor.Engine has it):
+// AllowHook says whether the agent may post one now (rate-limited), Hook
+// takes it.
 type Hooks interface {
+	AllowHook(ref supervisor.AgentRef) error
 	Hook(ref supervisor.AgentRef, body []byte) error
 }
 
@@ -101,6 +107,9 @@ type EngineStatus struct {
 	Version string `json:"version"`
 	// Sandbox is what of the permission sandbox this machine enforces.
 	Sandbox *sandbox.Support `json:"sandbox,omitempty"`
+	// Alerts are what about the engine itself needs the user (its data
+	// folder's disk nearly full); empty when nothing does.
+	Alerts []supervisor.Alert `json:"alerts"`
 }
 
 // ProjectInput is the body of POST /v1/projects.
@@ -203,7 +212,11 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.noRoute(w, r)
 		return
 	}
-	h.mux.ServeHTTP(w, r.WithContext(withCaller(r.Context(), c)))
+	ctx := withCaller(r.Context(), c)
+	if c.Agent != nil {
+		ctx = supervisor.AsAgent(ctx, *c.Agent) // what only the user may do, the engine refuses
+	}
+	h.mux.ServeHTTP(w, r.WithContext(ctx))
 }
 
 // handle registers fn for pattern behind the caller's access check (the
@@ -248,7 +261,7 @@ func (r *headerRecorder) WriteHeader(code int) {
 
 func (h *handler) engineStatus(w http.ResponseWriter, r *http.Request) {
 	sb := h.eng.SandboxSupport()
-	writeJSON(w, http.StatusOK, EngineStatus{PID: os.Getpid(), Version: h.opts.Version, Sandbox: &sb})
+	writeJSON(w, http.StatusOK, EngineStatus{PID: os.Getpid(), Version: h.opts.Version, Sandbox: &sb, Alerts: h.eng.Alerts()})
 }
 
 // quit answers, then asks the host to shut the engine down. Agents keep
@@ -736,45 +749,37 @@ func (h *handler) logTail(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(data)
 }
 
-// logSince returns what the agent's log holds after byte offset off (at most
-// maxLogChunk), and the offset to ask for next. A log that became shorter
-// than off (deleted and started again) is read from its start.
+// logSince returns what the agent's log holds after offset off (at most
+// maxLogChunk), and the offset to ask for next. Offsets count across the
+// log's rotations; bytes rotated away are passed over (the answer starts at
+// the oldest kept). A log that became shorter than off (deleted and started
+// again) is read from its start.
 func (h *handler) logSince(w http.ResponseWriter, p, a string, off int64) {
 	rec, err := h.eng.GetAgent(p, a)
 	if err != nil {
 		writeEngineError(w, err)
 		return
 	}
-	var data []byte
-	next := int64(0)
-	if f, err := os.Open(rec.LogPath); err == nil {
-		defer f.Close()
-		if st, err := f.Stat(); err == nil {
-			if st.Size() < off {
-				off = 0
-			}
-			data, _ = io.ReadAll(io.NewSectionReader(f, off, min(st.Size()-off, maxLogChunk)))
-			next = off + int64(len(data))
-		}
-	} else if !errors.Is(err, os.ErrNotExist) {
+	c, err := logtail.Since(rec.LogPath, off, maxLogChunk, false)
+	if errors.Is(err, logtail.ErrMoving) {
+		c, err = logtail.Chunk{Start: off, Next: off}, nil // nothing new this time: ask again
+	}
+	if err != nil {
 		writeError(w, http.StatusInternalServerError, "InternalError", fmt.Sprintf("read log of '%s': %v", a, err))
 		return
 	}
-	w.Header().Set(HeaderLogOffset, strconv.FormatInt(next, 10))
+	w.Header().Set(HeaderLogOffset, strconv.FormatInt(c.Next, 10))
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(data)
+	_, _ = w.Write(c.Data)
 }
 
+// fileSize is the offset just past the end of the log at path (0: none).
 func fileSize(path string) int64 {
 	if path == "" {
 		return 0
 	}
-	st, err := os.Stat(path)
-	if err != nil {
-		return 0
-	}
-	return st.Size()
+	return logtail.Size(path)
 }
 
 // events answers the project's events.jsonl as NDJSON, oldest first;
@@ -857,6 +862,12 @@ func (h *handler) claudeHook(w http.ResponseWriter, r *http.Request) {
 	}
 	if h.hooks == nil {
 		writeError(w, http.StatusNotFound, supervisor.KindName(supervisor.ErrNotFound), "this engine receives no hooks")
+		return
+	}
+	if err := h.hooks.AllowHook(*c.Agent); err != nil {
+		// Refused before its body is read: a flood costs next to nothing.
+		w.Header().Set("Retry-After", "1")
+		writeEngineError(w, err)
 		return
 	}
 	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, claudehooks.MaxBody))

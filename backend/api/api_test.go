@@ -135,6 +135,7 @@ func TestErrorKinds(t *testing.T) {
 		supervisor.ErrWorktreeDirty:      409,
 		supervisor.ErrMergeConflict:      409,
 		supervisor.ErrWorktree:           422,
+		supervisor.ErrTooMany:            429,
 	}
 	for _, kind := range supervisor.Kinds {
 		if _, ok := want[kind]; !ok {

@@ -39,6 +39,8 @@ func StatusFor(err error) int {
 		return http.StatusConflict
 	case errors.Is(err, supervisor.ErrPermissionDenied):
 		return http.StatusForbidden
+	case errors.Is(err, supervisor.ErrTooMany):
+		return http.StatusTooManyRequests
 	case errors.Is(err, supervisor.ErrStartFailed), errors.Is(err, supervisor.ErrSandboxUnavailable),
 		errors.Is(err, supervisor.ErrWorktree):
 		return http.StatusUnprocessableEntity

@@ -73,6 +73,8 @@ func (f *fakeEngine) called(name string) bool {
 
 func (f *fakeEngine) Projects() []store.Project { f.call("Projects"); return f.projects }
 
+func (f *fakeEngine) Alerts() []supervisor.Alert { return []supervisor.Alert{} }
+
 func (f *fakeEngine) SandboxSupport() sandbox.Support {
 	return sandbox.Support{OS: "linux", Landlock: true, LandlockABI: 7, NetNS: true}
 }

@@ -277,6 +277,15 @@ func (r *Remote) SandboxSupport() sandbox.Support {
 	return *st.Sandbox
 }
 
+// Alerts are the engine's own alerts (none when it does not answer).
+func (r *Remote) Alerts() []supervisor.Alert {
+	st, err := r.Status(bg)
+	if err != nil || st.Alerts == nil {
+		return []supervisor.Alert{}
+	}
+	return st.Alerts
+}
+
 // Status asks the engine who it is (a cheap liveness check).
 func (r *Remote) Status(ctx context.Context) (EngineStatus, error) {
 	var st EngineStatus

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"shepherd/backend/jsonone"
 )
@@ -91,9 +92,16 @@ type Input struct {
 	StopHookActive   bool   `json:"stop_hook_active"`
 }
 
-// MaxBody bounds a hook's input (a PermissionRequest carries the tool's
-// input, which can be a whole file).
-const MaxBody = 1 << 20
+// MaxBody bounds a hook's input. A PermissionRequest carries the tool's
+// input, which can be a whole file, but Shepherd reads only a few short
+// fields of it; a larger input is refused (413) and the agent goes on as
+// it would.
+const MaxBody = 256 << 10
+
+// MaxField bounds each field Shepherd keeps of a hook's input: what it
+// writes in the activity, a notification and events.jsonl is the agent's
+// own text, so it is capped.
+const MaxField = 256
 
 // Parse reads one hook input; it names what is wrong with one it cannot use.
 // Fields Shepherd does not read are ignored (Claude Code adds more).
@@ -107,6 +115,10 @@ func Parse(b []byte) (Input, error) {
 	}
 	if in.Event == "" {
 		return in, errors.New("hook input has no hook_event_name")
+	}
+	for _, f := range []*string{&in.SessionID, &in.TranscriptPath, &in.Cwd, &in.Message, &in.Title,
+		&in.NotificationType, &in.ToolName, &in.Error, &in.ErrorDetails} {
+		*f = Clip(*f, MaxField)
 	}
 	known := false
 	for _, ev := range Events {
@@ -225,4 +237,17 @@ func toolOf(msg string) string {
 		rest = rest[:j]
 	}
 	return rest
+}
+
+// Clip cuts s to at most n bytes, at a character boundary, marking a cut
+// with "…".
+func Clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // The settings are what Claude Code's schema takes for an http hook: url,
@@ -91,6 +92,24 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+// What Shepherd keeps of a hook is capped: a tool name or a message of a
+// megabyte (a box's text) is cut to MaxField, at a character.
+func TestParseClipsFields(t *testing.T) {
+	long := strings.Repeat("é", MaxField)
+	in, err := Parse([]byte(`{"hook_event_name":"PermissionRequest","tool_name":"` + long + `","message":"` + long + `"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{in.ToolName, in.Message} {
+		if len(f) > MaxField || !strings.HasSuffix(f, "…") || !utf8.ValidString(f) {
+			t.Errorf("kept %d bytes: %q", len(f), f[len(f)-8:])
+		}
+	}
+	if Clip("short", 10) != "short" {
+		t.Error("a short field was changed")
+	}
+}
+
 func TestArgs(t *testing.T) {
 	if !HasSettings([]string{"-p", "--settings", "{}"}) || !HasSettings([]string{"--settings={}"}) || HasSettings([]string{"-p"}) {
 		t.Fatal("HasSettings")
@@ -112,6 +131,11 @@ func FuzzParse(f *testing.F) {
 		v := Judge(in, time.Unix(0, 0), true)
 		if v.Wait != nil && v.Wait.What == "" {
 			t.Fatalf("a wait with no words: %+v", in)
+		}
+		for _, f := range []string{in.Message, in.ToolName, in.Error, in.ErrorDetails, in.Title, in.Cwd} {
+			if len(f) > MaxField {
+				t.Fatalf("a field of %d bytes kept", len(f))
+			}
 		}
 	})
 }

@@ -21,6 +21,7 @@ import (
 	"shepherd/backend/api"
 	"shepherd/backend/paths"
 	"shepherd/backend/presets"
+	"shepherd/backend/termsafe"
 )
 
 // Version is reported by GET /v1/engine; set at build time with
@@ -57,6 +58,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			e.json = true
 		case "show-secrets":
 			e.reveal = true
+		case "raw":
+			e.raw = true
 		case "h", "help":
 			printUsage(stdout)
 			return ExitOK
@@ -65,7 +68,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return ExitOK
 		default:
 			fmt.Fprintf(stderr, "shepherd: unknown flag %s%s\nRun 'shepherd help' for the commands and flags.\n",
-				args[0], didYouMean(strings.TrimLeft(args[0], "-"), []string{"json", "show-secrets", "help", "version"}, "--"))
+				args[0], didYouMean(strings.TrimLeft(args[0], "-"), []string{"json", "show-secrets", "raw", "help", "version"}, "--"))
 			return ExitUsage
 		}
 		args = args[1:]
@@ -102,6 +105,23 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		printCommandUsage(stderr, cmd, fs)
 		return ExitUsage
 	}
+	e.term = stdout
+	if !e.raw && cmd.name != "serve" && cmd.name != "mcp" {
+		// Agent text is inert on a terminal (termsafe): what a verb prints
+		// there — logs, events, names, errors an agent wrote — has its
+		// control sequences shown, not acted on. --raw keeps them; a pipe
+		// or a file gets the bytes as they are.
+		if isTerminal(stdout) {
+			w := termsafe.New(stdout)
+			defer w.Flush()
+			e.stdout = w
+		}
+		if isTerminal(stderr) {
+			w := termsafe.New(stderr)
+			defer w.Flush()
+			e.stderr, stderr = w, w
+		}
+	}
 	if err := run(e, pos, tail); err != nil {
 		var ue *usageError
 		if errors.As(err, &ue) {
@@ -134,7 +154,11 @@ type env struct {
 	stdout, stderr io.Writer
 	json           bool
 	reveal         bool // --show-secrets: environment values as they are
-	client         *api.Client
+	raw            bool // --raw: agent text's control sequences as they are, even on a terminal
+	// term is stdout itself, for the CLI's own control sequences (the live
+	// dashboard's redraw); stdout escapes agent text on a terminal.
+	term   io.Writer
+	client *api.Client
 }
 
 // connect finds the running engine: inside an agent Shepherd started,
@@ -246,6 +270,7 @@ func flagsFor(cmd *command, e *env) (*flag.FlagSet, func(e *env, pos, tail []str
 	fs := newFlagSet(cmd.name)
 	fs.BoolVar(&e.json, "json", e.json, "print the API's raw JSON instead of a table")
 	fs.BoolVar(&e.reveal, "show-secrets", e.reveal, "print secret environment values (…KEY, …TOKEN, …) instead of masking them")
+	fs.BoolVar(&e.raw, "raw", e.raw, "print what agents wrote as it is, control sequences included, even on a terminal (they are shown escaped there by default)")
 	if cmd.setup != nil {
 		return fs, cmd.setup(fs)
 	}
@@ -287,7 +312,9 @@ Commands:
 	}
 	fmt.Fprint(w, `
 P is a project's id, name or path; A is an agent's id. --json prints the
-API's raw JSON (for scripts). Exit codes: 0 done, 1 failed, 2 bad usage.
+API's raw JSON (for scripts). On a terminal, control sequences in what
+agents wrote are shown escaped (\x1b…); --raw prints them as they are.
+Exit codes: 0 done, 1 failed, 2 bad usage.
 Run 'shepherd help <command>' for a command's arguments and flags.
 `)
 }

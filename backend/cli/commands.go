@@ -315,8 +315,15 @@ func (e *env) printRecord(r *store.Record) error {
 	}
 	row("Activity", activityText(r.Activity, time.Now()))
 	if t := r.Totals; t != nil {
-		row("Cost", fmt.Sprintf("%s over %d run(s): %d turns, %s tokens in, %s cached, %s out", costText(t), t.Runs, t.Turns,
-			countText(t.InputTokens), countText(t.CachedInputTokens), countText(t.OutputTokens)))
+		claim := ""
+		if r.Parent != "" {
+			claim = " (as it reports it: counted against " + r.Parent + "'s tree, not the project's budget)"
+		}
+		row("Cost", fmt.Sprintf("%s over %d run(s): %d turns, %s tokens in, %s cached, %s out%s", costText(t), t.Runs, t.Turns,
+			countText(t.InputTokens), countText(t.CachedInputTokens), countText(t.OutputTokens), claim))
+	}
+	if t := r.TreeTotals; t != nil {
+		row("Its agents' cost", fmt.Sprintf("%s over %d run(s), as the agents it created report it (not counted in the project's budget)", costText(t), t.Runs))
 	}
 	if l := r.LastResult; l != nil {
 		row("Last run", fmt.Sprintf("%s: %d turns in %s", costText(l), l.Turns, durationText(time.Duration(l.DurationMs)*time.Millisecond)))
@@ -661,6 +668,8 @@ var settingKeys = []struct{ name, doc string }{
 	{"boxMaxProcesses", "processes and threads each sandboxed agent's box may run (0: no limit)"},
 	{"boxMemoryMiB", "MiB of memory each sandboxed agent's box may use (0: no limit)"},
 	{"boxShmMiB", "MiB of /dev/shm (its TMPDIR) each sandboxed agent's box gets (0: the kernel's default)"},
+	{"logMaxMiB", "MiB an agent's log file may reach before it is rotated (agent.log → agent.log.1); from the next start"},
+	{"logKeep", "rotated log files kept per agent (agent.log.1 … .N; 0: none); from the next start"},
 }
 
 // settingUsds are the settings in dollars.

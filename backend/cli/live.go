@@ -11,6 +11,7 @@ import (
 	"golang.org/x/term"
 
 	"shepherd/backend/store"
+	"shepherd/backend/termsafe"
 )
 
 // isTerminal reports whether w is a terminal.
@@ -51,9 +52,14 @@ func (e *env) livePs() error {
 		if err := sub.psTable(recs); err != nil {
 			return err
 		}
-		// Home, clear, the table (raw mode: \r\n line ends), the key.
-		frame := bytes.ReplaceAll(out.Bytes(), []byte("\n"), []byte("\r\n"))
-		fmt.Fprintf(e.stdout, "\x1b[H\x1b[2J%s\r\n%s  —  q quits\r\n", frame, time.Now().Format("15:04:05"))
+		// Home, clear, the table (raw mode: \r\n line ends), the key. The
+		// table holds what agents named themselves: escaped, unless --raw.
+		table := out.Bytes()
+		if !e.raw {
+			table = termsafe.Escape(table)
+		}
+		frame := bytes.ReplaceAll(table, []byte("\n"), []byte("\r\n"))
+		fmt.Fprintf(e.term, "\x1b[H\x1b[2J%s\r\n%s  —  q quits\r\n", frame, time.Now().Format("15:04:05"))
 		select {
 		case <-quit:
 			return nil

@@ -162,6 +162,13 @@ func (r *reader) read() (lines []string, reset bool) {
 		r.offset = 0
 	}
 	buf := c.Data
+	if c.Skipped && c.Start > 0 {
+		// What was at the offset was rotated away: go on at a line.
+		if i := bytes.IndexByte(buf, '\n'); i >= 0 {
+			c.Start += int64(i + 1)
+			buf = buf[i+1:]
+		}
+	}
 	end := bytes.LastIndexByte(buf, '\n') + 1
 	if end == 0 {
 		if len(buf) < maxLine {

@@ -1,7 +1,8 @@
 // Package logtail reads the end of a growing file — an agent's log, a
 // project's events.jsonl — so that what it costs follows the size of the
-// answer, never the size of the file. Every reader of a log's tail in
-// Shepherd goes through it.
+// answer, never the size of the file, across the parts a rotated log is
+// kept in (rotated.go). Every reader of a log's tail in Shepherd goes
+// through it.
 package logtail
 
 import (
@@ -41,22 +42,24 @@ func open(path string) (*os.File, int64, error) {
 	return f, fi.Size(), nil
 }
 
-// Last returns at most max bytes from the end of the file and the offset
-// they start at (0: the whole file). A missing file is empty.
+// Last returns at most max bytes from the end of the log and the offset
+// they start at (the log's start: the whole of what is kept). A missing log
+// is empty. A rotated log is read across its parts, its offsets counted from
+// its first byte ever (rotated.go).
 func Last(path string, max int64) ([]byte, int64, error) {
-	f, size, err := open(path)
-	if f == nil || err != nil {
+	v, err := openView(path, func(start, end int64) bool { return end-start < max })
+	if v == nil || err != nil {
 		return nil, 0, err
 	}
-	defer f.Close()
-	return lastAt(f, size, max)
+	defer v.close()
+	return lastAt(v, v.start(), v.end(), max)
 }
 
-// lastAt reads the last max bytes of r, which is size bytes long: one read,
-// whatever the size.
-func lastAt(r io.ReaderAt, size, max int64) ([]byte, int64, error) {
-	off := max64(size-max, 0)
-	buf := make([]byte, size-off)
+// lastAt reads the last max bytes of r, whose bytes are at offsets
+// [start, end): one read, whatever the size.
+func lastAt(r io.ReaderAt, start, end, max int64) ([]byte, int64, error) {
+	off := max64(end-max, start)
+	buf := make([]byte, end-off)
 	n, err := r.ReadAt(buf, off)
 	if err != nil && !errors.Is(err, io.EOF) { // EOF: it shrank meanwhile
 		return nil, 0, err
@@ -64,19 +67,19 @@ func lastAt(r io.ReaderAt, size, max int64) ([]byte, int64, error) {
 	return buf[:n], off, nil
 }
 
-// Lines returns the last n lines of the file (the last one may lack its
+// Lines returns the last n lines of the log (the last one may lack its
 // newline), reading backwards in blocks until it has them; at most max
-// bytes. A missing file is empty.
+// bytes. A missing log is empty.
 func Lines(path string, n int, max int64) ([]byte, error) {
 	if n <= 0 {
 		return nil, nil
 	}
-	f, size, err := open(path)
-	if f == nil || err != nil {
+	v, err := openView(path, func(start, end int64) bool { return end-start < max })
+	if v == nil || err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	buf, _, err := backwards(f, size, max, func(buf []byte) bool {
+	defer v.close()
+	buf, _, err := backwards(v, v.start(), v.end(), max, func(buf []byte) bool {
 		// n lines need n newlines before them (the last line may lack one).
 		return bytes.Count(bytes.TrimSuffix(buf, []byte{'\n'}), []byte{'\n'}) >= n
 	})
@@ -100,18 +103,19 @@ func Lines(path string, n int, max int64) ([]byte, error) {
 	return out, nil
 }
 
-// Complete returns the last n complete lines of the file (without their
+// Complete returns the last n complete lines of the log (without their
 // newlines or a trailing '\r') and the offset just past them. A partial last
 // line, still being written, is left out, so that following from the offset
 // hands it over once it is complete. At most max bytes are read; a first
-// line cut by that bound is dropped. A missing file is empty.
+// line cut by that bound (or by a rotation) is dropped. A missing log is
+// empty.
 func Complete(path string, n int, max int64) ([]string, int64, error) {
-	f, size, err := open(path)
-	if f == nil || err != nil {
+	v, err := openView(path, func(start, end int64) bool { return end-start < max })
+	if v == nil || err != nil {
 		return []string{}, 0, err
 	}
-	defer f.Close()
-	buf, off, err := backwards(f, size, max, func(buf []byte) bool {
+	defer v.close()
+	buf, off, err := backwards(v, v.start(), v.end(), max, func(buf []byte) bool {
 		return bytes.Count(buf, []byte{'\n'}) > n
 	})
 	if err != nil {
@@ -134,18 +138,19 @@ func Complete(path string, n int, max int64) ([]string, int64, error) {
 	return lines, off + int64(end), nil
 }
 
-// backwards reads blocks from the end of f (of size bytes) until enough says
-// so or max bytes are read; it returns them and the offset they start at.
-func backwards(f *os.File, size, max int64, enough func([]byte) bool) ([]byte, int64, error) {
+// backwards reads blocks from end back towards start (offsets of r) until
+// enough says so or max bytes are read; it returns them and the offset they
+// start at.
+func backwards(r io.ReaderAt, start, end, max int64, enough func([]byte) bool) ([]byte, int64, error) {
 	const block = 64 << 10
-	start := max64(size-max, 0)
+	lo := max64(end-max, start)
 	var buf []byte
-	off := size
-	for off > start {
-		step := min(int64(block), off-start)
+	off := end
+	for off > lo {
+		step := min(int64(block), off-lo)
 		off -= step
 		chunk := make([]byte, step)
-		if _, err := f.ReadAt(chunk, off); err != nil && !errors.Is(err, io.EOF) {
+		if _, err := r.ReadAt(chunk, off); err != nil && !errors.Is(err, io.EOF) {
 			return nil, 0, err
 		}
 		buf = append(chunk, buf...)
@@ -156,44 +161,49 @@ func backwards(f *os.File, size, max int64, enough func([]byte) bool) ([]byte, i
 	return buf, off, nil
 }
 
-// Chunk is what a file holds past an offset.
+// Chunk is what a log holds past an offset.
 type Chunk struct {
 	Data  []byte
 	Start int64 // the offset Data starts at
 	Next  int64 // the offset to read from next time
-	// Reset: the file is shorter than the offset asked (it was deleted or
+	// Reset: the log is shorter than the offset asked (it was deleted or
 	// truncated), so Data starts again at its beginning.
 	Reset bool
-	// Skipped: more was appended than max; with newest, Data is the end of
-	// it and the bytes between the offset and Start were passed over.
+	// Skipped: more was appended than max, or the bytes at the offset were
+	// rotated away; Data starts past them (at Start) and the bytes between
+	// the offset and Start were passed over.
 	Skipped bool
 }
 
-// Since reads what the file holds after byte offset off, at most max bytes:
-// the first max of them, or with newest the last max. A missing file is
-// empty (a Reset if off > 0).
+// Since reads what the log holds after offset off, at most max bytes: the
+// first max of them, or with newest the last max. A missing log is empty (a
+// Reset if off > 0). Bytes no longer kept (rotated away) are Skipped.
 func Since(path string, off, max int64, newest bool) (Chunk, error) {
-	f, size, err := open(path)
+	v, err := openView(path, func(start, end int64) bool { return start > off && end >= off })
 	if err != nil {
 		return Chunk{Next: off}, err
 	}
-	if f == nil {
+	if v == nil {
 		return Chunk{Reset: off > 0}, nil
 	}
-	defer f.Close()
+	defer v.close()
+	end := v.end()
 	c := Chunk{Start: off}
-	if size < off {
-		c.Start, c.Reset = 0, true
+	switch {
+	case end < off:
+		c.Start, c.Reset = v.start(), true
+	case off < v.start():
+		c.Start, c.Skipped = v.start(), true
 	}
-	n := size - c.Start
+	n := end - c.Start
 	if n > max {
 		n = max
 		if newest {
-			c.Start, c.Skipped = size-max, true
+			c.Start, c.Skipped = end-max, true
 		}
 	}
 	buf := make([]byte, n)
-	got, err := f.ReadAt(buf, c.Start)
+	got, err := v.ReadAt(buf, c.Start)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return Chunk{Next: off}, err
 	}

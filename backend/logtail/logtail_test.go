@@ -141,7 +141,7 @@ func TestLastReadsOnlyTheTail(t *testing.T) {
 	tail := []byte("the end\n")
 	for _, size := range []int64{int64(len(tail)), max, max + 1, 1 << 30, 1 << 40, 1 << 50} {
 		r := &countingReaderAt{size: size, tail: tail}
-		got, off, err := lastAt(r, size, max)
+		got, off, err := lastAt(r, 0, size, max)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -164,11 +164,11 @@ func (errReaderAt) ReadAt([]byte, int64) (int, error) { return 0, errBoom }
 // read error is returned.
 func TestLastShortRead(t *testing.T) {
 	r := &countingReaderAt{size: 10, tail: []byte("{}\nnot json")}
-	got, _, err := lastAt(r, 100, 1000)
+	got, _, err := lastAt(r, 0, 100, 1000)
 	if err != nil || len(got) != 10 {
 		t.Fatalf("%q, %v", got, err)
 	}
-	if _, _, err = lastAt(errReaderAt{}, 100, 1000); !errors.Is(err, errBoom) {
+	if _, _, err = lastAt(errReaderAt{}, 0, 100, 1000); !errors.Is(err, errBoom) {
 		t.Fatalf("read error: %v", err)
 	}
 }

@@ -25,6 +25,7 @@ const (
 	KindRecovered   = "recovered"    // found dead or stale and dealt with (killed, marked)
 	KindWaiting     = "waiting"      // waits for the user: a permission, input
 	KindBudget      = "budget"       // a budget was reached: agents paused, the user is asked
+	KindDisk        = "disk"         // the data folder's file system is nearly full
 )
 
 // Notification is one message. Message is English; MessageJA is the text of

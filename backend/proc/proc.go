@@ -78,7 +78,9 @@ type Spec struct {
 	Argv     []string // argv[0] as the user wrote the command
 	Dir      string
 	Env      []string
-	Log      string // stdout and stderr, appended
+	Log      string // stdout and stderr, appended (through the shim, which rotates it)
+	LogMax   int64  // bytes per log file before the shim rotates it (≤ 0: never)
+	LogKeep  int    // rotated log files kept
 	ExitFile string // where the shim writes the exit status
 	RunFile  string // where the shim writes the pids once the agent runs
 	Grace    time.Duration
@@ -140,7 +142,7 @@ func (r *Runner) prepare(spec Spec) (*Pending, error) {
 		return nil, fmt.Errorf("open log: %w", err)
 	}
 	defer logf.Close()
-	opts := shim.Options{Path: spec.Path, Argv: spec.Argv, Dir: spec.Dir, Log: spec.Log,
+	opts := shim.Options{Path: spec.Path, Argv: spec.Argv, Dir: spec.Dir, Log: spec.Log, LogMax: spec.LogMax, LogKeep: spec.LogKeep,
 		ExitFile: spec.ExitFile, RunFile: spec.RunFile, Grace: spec.Grace, GoAhead: true, Sandbox: spec.Sandbox}
 	if spec.Sandbox != "" {
 		opts.Hide, opts.ReadOnly, opts.Limits = spec.Hide, spec.ReadOnly, spec.Limits
@@ -548,7 +550,8 @@ func (p *Process) WaitGone(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-// Step is one signal of a termination and how long to wait after it.
+// Step is one signal of a termination and how long to wait after it (a
+// zero Signal: none, only the wait — the signal was sent already).
 type Step struct {
 	Signal syscall.Signal
 	Wait   time.Duration
@@ -561,7 +564,9 @@ type Step struct {
 // reports whether SIGKILL was sent and whether the group is gone.
 func (p *Process) Terminate(ctx context.Context, steps []Step, onLinger func()) (killed, gone bool) {
 	for _, s := range steps {
-		_ = p.Signal(s.Signal)
+		if s.Signal != 0 {
+			_ = p.Signal(s.Signal)
+		}
 		if p.WaitGone(ctx, s.Wait) {
 			return false, true
 		}

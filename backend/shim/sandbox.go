@@ -15,11 +15,11 @@ import (
 const SandboxProbeFlag = "--sandbox-probe"
 
 // unsandboxed is how an agent without a sandbox is started.
-func unsandboxed(o Options, null, logf *os.File) (int, error) {
+func unsandboxed(o Options, null, out *os.File) (int, error) {
 	return syscall.ForkExec(o.Path, o.Argv, &syscall.ProcAttr{
 		Dir:   o.Dir,
 		Env:   os.Environ(),
-		Files: []uintptr{null.Fd(), logf.Fd(), logf.Fd()},
+		Files: []uintptr{null.Fd(), out.Fd(), out.Fd()},
 		Sys:   &syscall.SysProcAttr{Setpgid: true},
 	})
 }

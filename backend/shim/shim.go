@@ -1,12 +1,13 @@
 // Package shim is the tiny process that stands between the engine and an
 // agent. The engine starts it as a session leader; it starts the agent in a
-// process group of its own with stdout and stderr appended to agent.log,
-// reports the agent's pid, and then lives only to wait: when the agent ends
-// it writes the real exit code or signal and the time to exit.json next to
-// the record (atomically), stops whatever the agent left in its group, and
-// exits. Because the shim, not the engine, is the agent's parent, the engine
-// can crash or quit at any time without the agent dying, blocking on a pipe or
-// losing its exit status.
+// process group of its own with stdout and stderr a pipe that it copies into
+// agent.log, rotated at its cap (copy.go), reports the agent's pid, and then
+// lives to copy and wait: when the agent ends it writes the real exit code
+// or signal and the time to exit.json next to the record (atomically),
+// stops whatever the agent left in its group, and exits. Because the shim,
+// not the engine, is the agent's parent and the reader of its output, the
+// engine can crash or quit at any time without the agent dying, blocking on
+// a pipe or losing its exit status.
 package shim
 
 import (
@@ -24,6 +25,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"shepherd/backend/logrotate"
 	"shepherd/backend/sandbox"
 )
 
@@ -33,6 +35,8 @@ type Options struct {
 	Argv     []string      // argv, argv[0] as the user wrote the command
 	Dir      string        // working folder
 	Log      string        // agent.log, appended
+	LogMax   int64         // bytes per log file before it is rotated (≤ 0: never)
+	LogKeep  int           // rotated log files kept (agent.log.1 … .N)
 	ExitFile string        // exit.json
 	RunFile  string        // run.json
 	Grace    time.Duration // for what the agent leaves behind
@@ -70,6 +74,9 @@ type started struct {
 func (o Options) Args() []string {
 	a := []string{"--path", o.Path, "--dir", o.Dir, "--log", o.Log,
 		"--exit", o.ExitFile, "--run", o.RunFile, "--grace", o.Grace.String()}
+	if o.LogMax > 0 {
+		a = append(a, "--log-max", strconv.FormatInt(o.LogMax, 10), "--log-keep", strconv.Itoa(o.LogKeep))
+	}
 	if o.GoAhead {
 		a = append(a, "--go-ahead")
 	}
@@ -128,6 +135,8 @@ func Main(args []string, status io.WriteCloser, goAhead func() io.ReadCloser) in
 	fs.StringVar(&o.Path, "path", "", "executable")
 	fs.StringVar(&o.Dir, "dir", "", "working folder")
 	fs.StringVar(&o.Log, "log", "", "log file")
+	fs.Int64Var(&o.LogMax, "log-max", 0, "bytes per log file before it is rotated (0: never)")
+	fs.IntVar(&o.LogKeep, "log-keep", 0, "rotated log files kept")
 	fs.StringVar(&o.ExitFile, "exit", "", "exit status file")
 	fs.StringVar(&o.RunFile, "run", "", "run info file")
 	fs.DurationVar(&o.Grace, "grace", 10*time.Second, "grace for leftovers")
@@ -194,9 +203,13 @@ func send(w io.Writer, v any) {
 	_, _ = w.Write(append(b, '\n'))
 }
 
+// finishCopy bounds the wait for the output pipe's end once the agent and
+// what it left behind are gone.
+const finishCopy = 2 * time.Second
+
 func run(o Options, status io.WriteCloser, waitGo func() bool) int {
 	defer status.Close()
-	logf, err := os.OpenFile(o.Log, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	logw, err := logrotate.Open(o.Log, o.LogMax, o.LogKeep)
 	if err != nil {
 		send(status, Hello{Error: err.Error()})
 		return 127
@@ -206,12 +219,20 @@ func run(o Options, status io.WriteCloser, waitGo func() bool) int {
 		send(status, Hello{Error: err.Error()})
 		return 127
 	}
+	// The agent's stdout and stderr: the write end of a pipe the shim
+	// copies into the log. Both ends are close-on-exec here; the agent gets
+	// the write end as its descriptors 1 and 2.
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		send(status, Hello{Error: err.Error()})
+		return 127
+	}
 	// What can be made ready before the go-ahead is, first (a sandboxed
 	// agent's box is built meanwhile: its cost overlaps the engine's record
 	// write and the rest of the shim's setup). Nothing starts before that
 	// setup is done.
 	setup := make(chan struct{})
-	prep, err := prepareAgent(o, null, logf, func() bool { <-setup; return waitGo() })
+	prep, err := prepareAgent(o, null, pw, func() bool { <-setup; return waitGo() })
 	becomeSubreaper()
 	closeInheritedOnExec()
 	// Signals sent to the shim (its session was hung up, someone sent it
@@ -225,7 +246,9 @@ func run(o Options, status io.WriteCloser, waitGo func() bool) int {
 	close(setup)
 	if err != nil {
 		null.Close()
-		logf.Close()
+		pr.Close()
+		pw.Close()
+		logw.Close()
 		if waitGo() {
 			send(status, Hello{Error: err.Error()})
 			return 127
@@ -236,15 +259,18 @@ func run(o Options, status io.WriteCloser, waitGo func() bool) int {
 	ag, err := prep.start()
 	pid := ag.pid
 	null.Close()
-	logf.Close()
-	if errors.Is(err, errNoGo) {
-		status.Close()
-		return 0
-	}
+	pw.Close() // the agent holds it now: the pipe ends when its last holder does
 	if err != nil {
+		pr.Close()
+		logw.Close()
+		if errors.Is(err, errNoGo) {
+			status.Close()
+			return 0
+		}
 		send(status, Hello{Error: err.Error()})
 		return 127
 	}
+	out := startCopy(pr, logw)
 	started := time.Now()
 	if o.RunFile != "" {
 		_ = writeJSON(o.RunFile, RunInfo{PID: ag.hostPID, ShimPID: ag.shimPID, StartedAt: started})
@@ -264,12 +290,16 @@ func run(o Options, status io.WriteCloser, waitGo func() bool) int {
 		// lives: a stop means gone.
 		ag.drain(o.Grace)
 	}
+	// What the agent wrote before it ended is in its log before its end is
+	// reported: the engine reads the log's last lines (a result line) then.
+	out.flush()
 	send(status, st)
 	_ = status.Close()
 	_ = writeJSON(o.ExitFile, st)
 	if ag.drain == nil {
 		cleanup(pid, o.Grace)
 	}
+	out.finish(finishCopy)
 	return 0
 }
 

@@ -6,9 +6,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"shepherd/backend/logtail"
 )
 
 var bin string
@@ -106,5 +110,84 @@ func TestAgentDoesNotHoldStatusPipe(t *testing.T) {
 	}
 	if len(fds) > 4 {
 		t.Fatalf("agent holds descriptors %v", fds)
+	}
+}
+
+// The agent writes into a pipe the shim copies into its log, rotated at its
+// cap: a flood keeps within the cap and the count of files, every byte is
+// counted in the log's offsets, and the agent's last line is in the log by
+// the time its end is reported.
+func TestOutputIsRotatedAtItsCap(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "agent.log")
+	o := Options{Path: "/bin/sh", Argv: []string{"sh", "-c", "head -c 3000000 /dev/zero | tr '\\0' x; echo; echo the end"}, Dir: dir,
+		Log: log, LogMax: 100000, LogKeep: 2, ExitFile: filepath.Join(dir, "exit.json"), Grace: time.Second}
+	pr, pw, _ := os.Pipe()
+	cmd := exec.Command(bin, o.Args()...)
+	cmd.ExtraFiles = []*os.File{pw}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pw.Close()
+	r := bufio.NewReader(pr)
+	r.ReadBytes('\n') // hello
+	if line, err := r.ReadBytes('\n'); err != nil || !strings.Contains(string(line), `"exitCode":0`) {
+		t.Fatalf("exit %q %v", line, err)
+	}
+	// At once, before the shim has ended: the last line is there.
+	tail, _, err := logtail.Last(log, 100)
+	if err != nil || !strings.HasSuffix(string(tail), "x\nthe end\n") {
+		t.Errorf("the agent's last words are not in the log when its end is reported: %q %v", tail, err)
+	}
+	cmd.Wait()
+	files, _ := filepath.Glob(log + "*")
+	for _, f := range files {
+		if fi, _ := os.Stat(f); fi.Size() > 100000 {
+			t.Errorf("%s is %d bytes, over the cap", f, fi.Size())
+		}
+	}
+	if _, err := os.Stat(logtail.Rotated(log, 3)); err == nil {
+		t.Errorf("more than 2 rotated files kept: %v", files)
+	}
+	if got := logtail.Size(log); got != 3000000+1+8 {
+		t.Errorf("the log's offsets count %d bytes, want %d", got, 3000000+1+8)
+	}
+}
+
+// A full disk: the agent is never blocked by its output (the shim drains
+// the pipe and drops what it cannot write); its stdout is a blocking pipe.
+func TestFullDiskNeverBlocksTheAgent(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	dir := t.TempDir()
+	o := Options{Path: "/bin/sh", Argv: []string{"sh", "-c", "grep ^flags /proc/$$/fdinfo/1 > " + filepath.Join(dir, "flags") + "; head -c 20000000 /dev/zero"},
+		Dir: dir, Log: "/dev/full", LogMax: 1 << 30, LogKeep: 1, ExitFile: filepath.Join(dir, "exit.json"), Grace: time.Second}
+	cmd := exec.Command(bin, o.Args()...)
+	done := make(chan error, 1)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("the agent blocked on its output to a full disk")
+	}
+	st, err := ReadExit(o.ExitFile)
+	if err != nil || st == nil || st.ExitCode == nil || *st.ExitCode != 0 {
+		t.Fatalf("exit %+v %v", st, err)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "flags"))
+	f := strings.Fields(string(b))
+	if len(f) != 2 {
+		t.Fatalf("flags %q", b)
+	}
+	if v, err := strconv.ParseInt(f[1], 8, 64); err != nil || v&syscall.O_NONBLOCK != 0 {
+		t.Errorf("the agent's stdout is non-blocking (flags %s)", f[1])
 	}
 }

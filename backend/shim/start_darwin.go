@@ -10,7 +10,7 @@ import (
 // prepareAgent makes ready the agent in a process group of its own with stdin
 // null and stdout and stderr the log, once waitGo says so; a sandboxed one
 // under sandbox-exec with the Seatbelt profile of its grants.
-func prepareAgent(o Options, null, logf *os.File, waitGo func() bool) (prepared, error) {
+func prepareAgent(o Options, null, out *os.File, waitGo func() bool) (prepared, error) {
 	if o.Sandbox != "" {
 		g, err := LoadGrants(o.Sandbox)
 		if err != nil {
@@ -20,13 +20,13 @@ func prepareAgent(o Options, null, logf *os.File, waitGo func() bool) (prepared,
 		if len(g.WriteDirs) > 0 {
 			ro = append(ro, sandbox.FindRepos(g.WriteDirs, sandbox.DefaultScan).Paths...)
 		}
-		o.Path, o.Argv = sandbox.Wrap(g, o.Log, o.Hide, sandbox.WithTargets(ro, g.WriteDirs), o.Path, o.Argv)
+		o.Path, o.Argv = sandbox.Wrap(g, "", o.Hide, sandbox.WithTargets(ro, g.WriteDirs), o.Path, o.Argv) // it writes its output into a pipe, never its log
 	}
 	return prepared{start: func() (started, error) {
 		if !waitGo() {
 			return started{}, errNoGo
 		}
-		pid, err := unsandboxed(o, null, logf)
+		pid, err := unsandboxed(o, null, out)
 		return started{pid: pid, hostPID: pid, shimPID: os.Getpid()}, err
 	}}, nil
 }

@@ -23,20 +23,20 @@ var (
 )
 
 // prepareAgent makes the agent ready to start in a process group of its own
-// with stdin null and stdout and stderr the log, once waitGo says so. A
+// with stdin null and stdout and stderr out (the pipe the shim copies into its log), once waitGo says so. A
 // sandboxed agent's box (package jail: the engine started this shim as PID 1
 // of the box's namespaces, jail.ShimAttr) is built at once on a thread of
 // its own, which then waits for the go-ahead and starts the agent: the
 // box's cost overlaps the engine's record write. Its pids are then the
 // box's (for waiting and signals from here) and the host's (what the engine
 // is told).
-func prepareAgent(o Options, null, logf *os.File, waitGo func() bool) (prepared, error) {
+func prepareAgent(o Options, null, out *os.File, waitGo func() bool) (prepared, error) {
 	if o.Sandbox == "" {
 		return prepared{start: func() (started, error) {
 			if !waitGo() {
 				return started{}, errNoGo
 			}
-			pid, err := unsandboxed(o, null, logf)
+			pid, err := unsandboxed(o, null, out)
 			return started{pid: pid, hostPID: pid, shimPID: os.Getpid()}, err
 		}}, nil
 	}
@@ -53,7 +53,7 @@ func prepareAgent(o Options, null, logf *os.File, waitGo func() bool) (prepared,
 	if err != nil {
 		return prepared{}, fmt.Errorf("SandboxUnavailable: cannot read the shim's own pid: %v", err)
 	}
-	box := jail.Begin(cfg, locks(), waitGo, [3]uintptr{null.Fd(), logf.Fd(), logf.Fd()})
+	box := jail.Begin(cfg, locks(), waitGo, [3]uintptr{null.Fd(), out.Fd(), out.Fd()})
 	return prepared{start: func() (started, error) {
 		st := box.Wait()
 		switch {

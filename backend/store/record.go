@@ -138,6 +138,11 @@ type Record struct {
 	// Totals, what every such run of this agent cost, resumes included.
 	LastResult *RunFigures `json:"lastResult,omitempty"`
 	Totals     *RunFigures `json:"totals,omitempty"`
+	// TreeTotals is what the agents this one created (through the API or
+	// MCP), and theirs, reported of their runs: claims made from inside
+	// their boxes, counted against this tree only — never toward the
+	// project's daily budget (computed, never stored).
+	TreeTotals *RunFigures `json:"treeTotals,omitempty"`
 
 	// Budgets (SPEC "Workspaces and budgets"), per run; 0: none.
 	// MaxBudgetUsd caps what one run (a start, resume or restart) may cost,
@@ -274,6 +279,11 @@ func (r *Record) Clone() *Record {
 		t := *r.Totals
 		t.CostUSD, t.At = clonePtr(t.CostUSD), clonePtr(t.At)
 		c.Totals = &t
+	}
+	if r.TreeTotals != nil {
+		t := *r.TreeTotals
+		t.CostUSD, t.At = clonePtr(t.CostUSD), clonePtr(t.At)
+		c.TreeTotals = &t
 	}
 	if r.Stats != nil {
 		st := *r.Stats

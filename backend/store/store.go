@@ -13,14 +13,17 @@ import (
 	"regexp"
 	"shepherd/backend/jsonone"
 	"shepherd/backend/sandbox"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/renameio/v2"
 
 	"shepherd/backend/lifecycle"
+	"shepherd/backend/logrotate"
 	"shepherd/backend/logtail"
 )
 
@@ -39,6 +42,35 @@ const (
 type Store struct {
 	root string
 	mu   sync.Mutex // serialises projects.json and events.jsonl appends
+
+	fault atomic.Pointer[func(path string) error]
+}
+
+// InjectFault makes every write of a record, an event or a file through
+// the store fail with f's error first (nil: none) — a full disk, for tests
+// of what the engine does then. f(nil) removes it.
+func (s *Store) InjectFault(f func(path string) error) {
+	if f == nil {
+		s.fault.Store(nil)
+		return
+	}
+	s.fault.Store(&f)
+}
+
+func (s *Store) faulty(path string) error {
+	if f := s.fault.Load(); f != nil {
+		return (*f)(path)
+	}
+	return nil
+}
+
+// WriteFile is the package's WriteFile, for the engine's own files under
+// the data folder.
+func (s *Store) WriteFile(path string, b []byte, mode os.FileMode) error {
+	if err := s.faulty(path); err != nil {
+		return err
+	}
+	return WriteFile(path, b, mode)
 }
 
 // Open returns a store rooted at root, creating it (0700) if needed.
@@ -176,12 +208,16 @@ func (s *Store) SaveProjects(ps []Project) error {
 // SaveRecord writes an agent's record.json atomically. What is only ever
 // computed (the activity) is not written.
 func (s *Store) SaveRecord(r *Record) error {
-	if r.Activity != nil || r.QueuePosition != 0 || r.Stats != nil {
+	if r.Activity != nil || r.QueuePosition != 0 || r.Stats != nil || r.Attention != "" || r.TreeTotals != nil {
 		c := *r
-		c.Activity, c.QueuePosition, c.Stats, c.Attention = nil, 0, nil, ""
+		c.Activity, c.QueuePosition, c.Stats, c.Attention, c.TreeTotals = nil, 0, nil, "", nil
 		r = &c
 	}
-	return WriteJSON(filepath.Join(s.AgentDir(r.ProjectID, r.ID), recordFile), r)
+	path := filepath.Join(s.AgentDir(r.ProjectID, r.ID), recordFile)
+	if err := s.faulty(path); err != nil {
+		return err
+	}
+	return WriteJSON(path, r)
 }
 
 // Corrupt describes a record that could not be read and was moved aside.
@@ -283,7 +319,8 @@ func readRecord(path string) (*Record, error) {
 	return ParseRecord(b)
 }
 
-// RemoveAgent deletes an agent's folder; with keepLog the log stays.
+// RemoveAgent deletes an agent's folder; with keepLog the log stays (with
+// its rotated files).
 func (s *Store) RemoveAgent(projectID, agentID string, keepLog bool) error {
 	dir := s.AgentDir(projectID, agentID)
 	if !keepLog {
@@ -297,7 +334,7 @@ func (s *Store) RemoveAgent(projectID, agentID string, keepLog bool) error {
 		return err
 	}
 	for _, e := range ents {
-		if e.Name() == logFile {
+		if logrotate.IsPart(logFile, e.Name()) { // the log and its rotated files
 			continue
 		}
 		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
@@ -306,6 +343,15 @@ func (s *Store) RemoveAgent(projectID, agentID string, keepLog bool) error {
 	}
 	return nil
 }
+
+// events.jsonl is rotated like an agent's log (package logrotate): at
+// EventsMaxBytes it becomes events.jsonl.1, and EventsKeep older files are
+// kept, so a project's history takes at most (EventsKeep+1) ×
+// EventsMaxBytes. Readers read across them.
+var (
+	EventsMaxBytes int64 = 8 << 20
+	EventsKeep           = 3
+)
 
 // AppendEvent appends one line to the project's events.jsonl.
 func (s *Store) AppendEvent(projectID string, ev Event) error {
@@ -319,50 +365,67 @@ func (s *Store) AppendEvent(projectID string, ev Event) error {
 	if err := os.MkdirAll(s.ProjectDir(projectID), dirMode); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(s.EventsPath(projectID), os.O_WRONLY|os.O_APPEND|os.O_CREATE, fileMode)
-	if err != nil {
+	if err := s.faulty(s.EventsPath(projectID)); err != nil {
 		return err
 	}
-	_, werr := f.Write(b)
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	return werr
+	return logrotate.Append(s.EventsPath(projectID), b, EventsMaxBytes, EventsKeep)
 }
 
-// maxEventsRead bounds how much of events.jsonl one read looks at: the end
-// of the file, where the recent events are.
+// maxEventsRead bounds how much of events.jsonl a read of all its events
+// (no limit) looks at: the end, where the recent events are.
 const maxEventsRead = 1 << 20
 
 // ReadEvents returns the last limit events of a project's events.jsonl
-// that concern agentID ("" for all), oldest first. Lines that do not parse
-// (a torn last line, a hand edit) are skipped. A project without events has
-// none.
+// that concern agentID ("" for all), oldest first, read back across its
+// rotated files until it has them (limit <= 0: the events of its last
+// MiB). Lines that do not parse (a torn last line, a hand edit) are
+// skipped. A project without events has none.
 func (s *Store) ReadEvents(projectID, agentID string, limit int) ([]Event, error) {
 	out := []Event{}
-	tail, off, err := logtail.Last(s.EventsPath(projectID), maxEventsRead)
+	// One agent's lines are found without decoding the others'.
+	var mark []byte
+	if agentID != "" {
+		mark, _ = json.Marshal(map[string]string{"agentId": agentID})
+		mark = mark[1 : len(mark)-1]
+	}
+	err := logtail.EachLine(s.EventsPath(projectID), s.eventsSpan(limit <= 0), func(line []byte) bool {
+		if mark != nil && !bytes.Contains(line, mark) {
+			return true
+		}
+		var ev Event
+		if json.Unmarshal(line, &ev) != nil || agentID != "" && ev.AgentID != agentID {
+			return true
+		}
+		out = append(out, ev)
+		return limit <= 0 || len(out) < limit
+	})
 	if err != nil {
 		return nil, err
 	}
-	if off > 0 {
-		if i := bytes.IndexByte(tail, '\n'); i >= 0 {
-			tail = tail[i+1:]
-		}
-	}
-	for _, line := range bytes.Split(tail, []byte{'\n'}) {
-		var ev Event
-		if len(line) == 0 || json.Unmarshal(line, &ev) != nil {
-			continue
-		}
-		if agentID != "" && ev.AgentID != agentID {
-			continue
-		}
-		out = append(out, ev)
-	}
+	slices.Reverse(out)
 	// Appends are in time order; keep it so even if a clock stepped back.
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Time.Before(out[j].Time) })
-	if limit > 0 && len(out) > limit {
-		out = out[len(out)-limit:]
-	}
 	return out, nil
+}
+
+// eventsSpan is how much of a project's events a read looks at, from the
+// end: the last MiB (recent), or every file kept.
+func (s *Store) eventsSpan(recent bool) int64 {
+	if recent {
+		return maxEventsRead
+	}
+	return (EventsMaxBytes + 1) * int64(EventsKeep+1)
+}
+
+// EachEvent calls f with the project's events, the newest first, across
+// events.jsonl's rotated files, until f returns false; recent bounds the
+// read to the last MiB.
+func (s *Store) EachEvent(projectID string, recent bool, f func(ev Event) bool) error {
+	return logtail.EachLine(s.EventsPath(projectID), s.eventsSpan(recent), func(line []byte) bool {
+		var ev Event
+		if json.Unmarshal(line, &ev) != nil {
+			return true
+		}
+		return f(ev)
+	})
 }

@@ -74,3 +74,49 @@ func TestProjectIDStable(t *testing.T) {
 		t.Fatalf("id %q", a)
 	}
 }
+
+// events.jsonl is rotated at its cap with a few older files kept, and a
+// read for one agent's last events goes back across them.
+func TestEventsRotateAndAreReadAcross(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "data"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldMax, oldKeep := EventsMaxBytes, EventsKeep
+	EventsMaxBytes, EventsKeep = 4096, 2
+	defer func() { EventsMaxBytes, EventsKeep = oldMax, oldKeep }()
+	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	if err := s.AppendEvent("p", Event{Time: t0, Event: "created", AgentID: "quiet"}); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 60; i++ {
+		if err := s.AppendEvent("p", Event{Time: t0.Add(time.Duration(i+1) * time.Second), Event: "hook", AgentID: "loud",
+			Reason: strings.Repeat("x", 100)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files, _ := filepath.Glob(s.EventsPath("p") + "*")
+	total := int64(0)
+	for _, f := range files {
+		fi, _ := os.Stat(f)
+		total += fi.Size()
+		if fi.Size() > 4096 {
+			t.Errorf("%s is %d bytes, over the cap", f, fi.Size())
+		}
+	}
+	if _, err := os.Stat(s.EventsPath("p") + ".1"); err != nil {
+		t.Fatalf("not rotated: %v", files)
+	}
+	if total > 3*4096+200 {
+		t.Errorf("events take %d bytes, more than 3 files of 4096", total)
+	}
+	// The quiet agent's event is in the oldest file kept.
+	evs, err := s.ReadEvents("p", "quiet", 10)
+	if err != nil || len(evs) != 1 || evs[0].Event != "created" {
+		t.Errorf("quiet agent's events: %+v %v", evs, err)
+	}
+	evs, _ = s.ReadEvents("p", "loud", 5)
+	if len(evs) != 5 || !evs[4].Time.Equal(t0.Add(60*time.Second)) || !evs[0].Time.Before(evs[4].Time) {
+		t.Errorf("last 5, oldest first: %+v", evs)
+	}
+}

@@ -85,7 +85,7 @@ func (e *Engine) PollLogsNow() { e.pollLogs() }
 // pollRun stamps activity if the run's log changed size, and reads the
 // lines the scanner has not read yet. Without a.mu.
 func (e *Engine) pollRun(a *agent, rn *run) {
-	size := fileSize(rn.logPath)
+	size := logtail.Size(rn.logPath)
 	rn.scanMu.Lock()
 	grew := size != rn.logSize
 	if grew {

@@ -83,6 +83,7 @@ type agent struct {
 	restartTimer clockwork.Timer // a pending keep-alive restart
 	restartGen   int             // tells a cancelled restart's late callback from the current one
 	wtWatch      *worktreeWatch  // with WatchFiles: its worktree's HEAD, index and refs (worktreewatch.go)
+	unsaved      bool            // its record in memory is newer than on disk (a full disk): written again (disk.go)
 }
 
 func (e *Engine) newAgent(p *project, rec *store.Record) *agent {
@@ -106,6 +107,8 @@ type run struct {
 	timer    clockwork.Timer // timeoutSec
 	stopDone chan struct{}   // non-nil while a stop is under way; closed at its end
 	stopErr  error
+	// firstSent: the stop's first signal was sent when it began (beginStop).
+	firstSent bool
 
 	// forced, when set, is how the run's end is recorded instead of by its
 	// exit code (the engine ended it: result line, stale recovery).

@@ -31,6 +31,21 @@ func (e *Engine) apply(a *agent, to lifecycle.Status, reason string, mut func(r 
 // is checked against the table first, and each is appended, logged and
 // emitted after the write, so nothing is ever reported before it is on disk.
 func (e *Engine) applySteps(a *agent, steps ...step) error {
+	return e.applyWith(a, false, steps...)
+}
+
+// applyNow applies transitions that record what has happened or is under
+// way — an exit, a stop, a pause — which must move whether or not the disk
+// takes the record now: a full disk must not keep a stop from stopping or
+// leave a dead agent "running". When the record cannot be written, the
+// agent's state moves all the same, the failure is logged, and the record
+// is written again as soon as it can be (disk.go), never dropped. A
+// transition the table refuses is refused as ever. a.mu is held.
+func (e *Engine) applyNow(a *agent, steps ...step) error {
+	return e.applyWith(a, true, steps...)
+}
+
+func (e *Engine) applyWith(a *agent, anyway bool, steps ...step) error {
 	if a.gone() {
 		return errGone(a.rec.ID)
 	}
@@ -58,8 +73,14 @@ func (e *Engine) applySteps(a *agent, steps ...step) error {
 		recs[i], cur = next, next
 	}
 	if err := e.st.SaveRecord(cur); err != nil {
-		e.log.Error().Err(err).Str("agent", cur.ID).Msg("cannot write record")
-		return fmt.Errorf("write record of '%s': %w", cur.ID, err)
+		e.log.Error().Err(err).Str("agent", cur.ID).Str("to", string(cur.Status)).Bool("keptInMemory", anyway).Msg("cannot write record")
+		if !anyway {
+			e.diskError(err)
+			return fmt.Errorf("write record of '%s': %w", cur.ID, err)
+		}
+		e.unsaved(a, err)
+	} else {
+		e.saved(a)
 	}
 	from := a.rec.Status
 	e.countLive(a, from, cur.Status)
@@ -95,13 +116,30 @@ func (e *Engine) applySteps(a *agent, steps ...step) error {
 // update writes a change of fields that is not a change of status. a.mu is
 // held; a removed agent is not written.
 func (e *Engine) update(a *agent, mut func(r *store.Record)) error {
+	return e.updateWith(a, false, mut)
+}
+
+// updateNow is update for what has happened (as applyNow): the change is
+// kept in memory and written when it can be.
+func (e *Engine) updateNow(a *agent, mut func(r *store.Record)) error {
+	return e.updateWith(a, true, mut)
+}
+
+func (e *Engine) updateWith(a *agent, anyway bool, mut func(r *store.Record)) error {
 	if a.gone() {
 		return errGone(a.rec.ID)
 	}
 	next := a.rec.Clone()
 	mut(next)
 	if err := e.st.SaveRecord(next); err != nil {
-		return fmt.Errorf("write record of '%s': %w", next.ID, err)
+		if !anyway {
+			e.diskError(err)
+			return fmt.Errorf("write record of '%s': %w", next.ID, err)
+		}
+		e.log.Error().Err(err).Str("agent", next.ID).Bool("keptInMemory", true).Msg("cannot write record")
+		e.unsaved(a, err)
+	} else {
+		e.saved(a)
 	}
 	a.rec = next
 	e.emit(EventAgentState, e.snapshot(a))
@@ -111,5 +149,6 @@ func (e *Engine) update(a *agent, mut func(r *store.Record)) error {
 func (e *Engine) appendEvent(projectID string, ev store.Event) {
 	if err := e.st.AppendEvent(projectID, ev); err != nil {
 		e.log.Error().Err(err).Str("project", projectID).Str("event", ev.Event).Msg("cannot append event")
+		e.diskError(err)
 	}
 }

@@ -183,7 +183,7 @@ func (e *Engine) endBudgetRun(a *agent, rn *run, set func(r *store.Record)) bool
 	counted := false
 	now := e.clock.Now().UTC()
 	mut := e.budgetPauseMut(hit.kind, hit.note)
-	err := e.applySteps(a, step{to: lifecycle.Stopping, reason: "budget"},
+	err := e.applyNow(a, step{to: lifecycle.Stopping, reason: "budget"},
 		step{to: lifecycle.Paused, reason: "budget", data: map[string]any{"budget": hit.kind, "note": hit.note}, mut: func(r *store.Record) {
 			r.ExitReason, r.Error = lifecycle.ReasonPaused, ""
 			set(r)

@@ -104,6 +104,22 @@ func (e *Engine) CreateAgent(projectID string, spec AgentSpec) (*store.Record, e
 	if err := validateSpec(p, &spec); err != nil {
 		return nil, err
 	}
+	// Everything is checked before anything is made (the worktree, the
+	// agent CLI's state folder, the log): a refused request leaves nothing.
+	var worktree []string
+	if spec.Workspace != nil && spec.Workspace.Worktree && (spec.Permissions != nil || spec.Caller != nil) {
+		worktree = append(worktree, e.worktreeDir(p.info.ID, spec.ID)) // a sandboxed agent writes in its worktree
+	}
+	plan, err := e.planGrants(&spec, worktree...)
+	if err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	_, taken := p.agents[spec.ID]
+	p.mu.Unlock()
+	if taken {
+		return nil, errAlreadyExists(spec.ID)
+	}
 	ws, err := e.makeWorktree(context.Background(), p, &spec)
 	if err != nil {
 		return nil, err
@@ -116,7 +132,7 @@ func (e *Engine) CreateAgent(projectID string, spec AgentSpec) (*store.Record, e
 		}
 		return nil, err
 	}
-	grants, err := e.specGrants(&spec)
+	grants, err := plan.make(e)
 	if err != nil {
 		return fail(err)
 	}
@@ -158,6 +174,10 @@ func (e *Engine) UpdateAgent(projectID string, spec AgentSpec) (*store.Record, e
 		return nil, err
 	}
 	a.mu.Lock()
+	if a.rec.Status.Live() { // refused before anything is made for the edit
+		a.mu.Unlock()
+		return nil, newErr(ErrIsRunning, "Process is running. Stop it before editing.")
+	}
 	if hasWorktree(a.rec) { // the worktree stays; the cwd is in it
 		w := *a.rec.Workspace
 		spec.Cwd = intoWorktree(&w, p.info.Path, spec.Cwd)
@@ -166,7 +186,7 @@ func (e *Engine) UpdateAgent(projectID string, spec AgentSpec) (*store.Record, e
 		}
 	}
 	a.mu.Unlock()
-	grants, err := e.specGrants(&spec)
+	plan, err := e.planGrants(&spec)
 	if err != nil {
 		return nil, err
 	}
@@ -174,6 +194,10 @@ func (e *Engine) UpdateAgent(projectID string, spec AgentSpec) (*store.Record, e
 	defer a.mu.Unlock()
 	if a.rec.Status.Live() {
 		return nil, newErr(ErrIsRunning, "Process is running. Stop it before editing.")
+	}
+	grants, err := plan.make(e)
+	if err != nil {
+		return nil, err
 	}
 	spec.Env = secrets.Unmask(spec.Env, a.rec.Env) // a masked value sent back means "unchanged"
 	next := a.rec.Clone()
@@ -251,6 +275,7 @@ func (e *Engine) Remove(ctx context.Context, projectID, agentID string, o Remove
 		From: string(a.rec.Status), Data: map[string]any{"logDeleted": deleteLog}})
 	e.log.Info().Str("project", projectID).Str("agent", agentID).Bool("logDeleted", deleteLog).Msg("agent removed")
 	e.emit(EventAgentRemoved, AgentRef{ProjectID: projectID, AgentID: agentID})
+	e.forgetHooks(AgentRef{ProjectID: projectID, AgentID: agentID})
 	return nil
 }
 

@@ -65,6 +65,13 @@ type Config struct {
 	// WorktreeDir is where agents' worktrees go (empty: a folder
 	// "shepherd-worktrees" beside DataDir).
 	WorktreeDir string
+	// LowSpaceBytes: under this much free space in the data folder's file
+	// system the engine raises its low-space alert (0: the lesser of 512
+	// MiB and 5 % of the file system; disk.go).
+	LowSpaceBytes uint64
+	// StatFS reads the free and total bytes of the file system a path is
+	// on (nil: statfs). Tests play a full disk with it.
+	StatFS func(path string) (free, total uint64, err error)
 }
 
 // Engine supervises the agents of every loaded project.
@@ -112,6 +119,9 @@ type Engine struct {
 	privOnce sync.Once
 	priv     []string
 	apiURL   string // where the API listens (guarded by mu), told to agents
+
+	hookLimit hookLimits // agents' hooks, rate-limited (hookrate.go)
+	disk      diskState  // the data folder's free space, and writes that wait for it (disk.go)
 
 	hooks testHooks
 }

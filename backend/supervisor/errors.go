@@ -32,6 +32,8 @@ var (
 	ErrWorktree      = errors.New("WorktreeFailed")
 	ErrWorktreeDirty = errors.New("WorktreeDirty")
 	ErrMergeConflict = errors.New("MergeConflict")
+	// ErrTooMany: a caller asked more often than it may (an agent's hooks).
+	ErrTooMany = errors.New("TooManyRequests")
 )
 
 // Error is an engine error: a kind (one of the sentinels above) and a message
@@ -52,7 +54,7 @@ func newErr(kind error, format string, a ...any) error {
 var Kinds = []error{ErrNotFound, ErrAlreadyExists, ErrAlreadyRunning, ErrNotRunning,
 	ErrStartFailed, ErrStopFailed, ErrIsRunning, ErrNotResumable, ErrNotPaused, ErrProjectNotFound,
 	ErrValidation, ErrTransition, ErrEngineLocked, ErrProjectHasAgents, ErrPermissionDenied, ErrSandboxUnavailable,
-	ErrWorktree, ErrWorktreeDirty, ErrMergeConflict}
+	ErrWorktree, ErrWorktreeDirty, ErrMergeConflict, ErrTooMany}
 
 // KindName returns the name of err's kind ("ProcessNotFound", …), or
 // "InternalError" for an error of no known kind.

@@ -120,12 +120,13 @@ func (e *Engine) onExit(a *agent, rn *run, st *shim.ExitStatus) {
 	}
 	var fig store.RunFigures
 	counted := false
-	err := e.apply(a, o.status, "exit", func(r *store.Record) {
+	// The run has ended whether or not its record can be written now.
+	err := e.applyNow(a, step{to: o.status, reason: "exit", mut: func(r *store.Record) {
 		r.ExitReason, r.Error = o.reason, o.msg
 		setExit(r, st, now)
 		r.LastActivityAt = rn.activityAt()
 		fig, counted = countRun(r, rn.resultNow(), now)
-	})
+	}})
 	if err != nil {
 		return // the watchdog finds the run gone and records it
 	}

@@ -15,6 +15,15 @@ import (
 // read while it ran (or, for a run that ended while the engine was away,
 // from the log's tail). Every counted run is a line in events.jsonl, from
 // which a project's cost of the day is summed.
+//
+// A box's figures are claims (SPEC, threat model): an agent that another
+// agent created (record.Parent: through the API or MCP) runs code its
+// creator chose, and prints whatever figures it likes. What it reports
+// counts against its creator's tree only (the ancestors' TreeTotals, the
+// project's ClaimedTotals) — never toward the project's cost of the day, so
+// it can neither pause the user's agents through the daily budget (printing
+// 999999) nor hide spending from it (printing 0) . Its own per-run limits
+// still pause it, and only the user answers that pause (budget.go).
 
 // figuresOf turns a run's result (Claude's result line, Codex's last turn)
 // into run figures. Codex reports no duration and no cost: its duration is
@@ -62,8 +71,11 @@ func (e *Engine) runCounted(a *agent, f store.RunFigures) {
 	if f.CostUSD != nil {
 		data["costUsd"] = *f.CostUSD
 	}
+	if a.rec.Parent != "" {
+		data["claimedBy"] = a.rec.Parent // a claim of the creator's tree, not the project's cost
+	}
 	e.appendEvent(a.rec.ProjectID, store.Event{Time: e.clock.Now().UTC(), Event: "run:figures", AgentID: a.rec.ID, Data: data})
-	if f.CostUSD != nil {
+	if f.CostUSD != nil && a.rec.Parent == "" {
 		a.p.addCost(e.clock.Now(), *f.CostUSD)
 		p := a.p
 		e.goTask(func() { e.checkDaily(p, false) }) // it takes other agents' locks
@@ -81,24 +93,86 @@ func (p *project) addCost(now time.Time, usd float64) {
 	p.costToday += usd
 }
 
-// loadCostToday sums the costs of today's runs from events.jsonl.
+// loadCostToday sums the costs of today's runs of the user's own agents
+// from events.jsonl, read back across its rotated files to the day's start.
 func (e *Engine) loadCostToday(p *project) {
-	evs, err := e.st.ReadEvents(p.info.ID, "", 0)
-	if err != nil {
-		return
-	}
 	now := e.clock.Now()
 	day := now.Local().Format("2006-01-02")
+	y, m, d := now.Local().Date()
+	dayStart := time.Date(y, m, d, 0, 0, 0, 0, time.Local)
 	sum := 0.0
-	for _, ev := range evs {
+	err := e.st.EachEvent(p.info.ID, false, func(ev store.Event) bool {
+		if ev.Time.Before(dayStart) {
+			return false // appends are in time order: the day is read
+		}
 		if ev.Event != "run:figures" || ev.Time.Local().Format("2006-01-02") != day {
-			continue
+			return true
+		}
+		if _, claim := ev.Data["claimedBy"]; claim {
+			return true
 		}
 		if c, ok := ev.Data["costUsd"].(float64); ok {
 			sum += c
 		}
+		return true
+	})
+	if err != nil {
+		return
 	}
 	p.mu.Lock()
 	p.costDay, p.costToday = day, sum
 	p.mu.Unlock()
+}
+
+// claims sums what each agent's descendants reported (TreeTotals), by the
+// id of the ancestor: figures of agents another agent created, which count
+// against their creator's tree only.
+func claims(recs []*store.Record) map[string]*store.RunFigures {
+	byID := make(map[string]*store.Record, len(recs))
+	for _, r := range recs {
+		byID[r.ID] = r
+	}
+	out := map[string]*store.RunFigures{}
+	for _, r := range recs {
+		if r.Parent == "" || r.Totals == nil {
+			continue
+		}
+		seen := map[string]bool{r.ID: true}
+		for id := r.Parent; id != "" && !seen[id]; {
+			seen[id] = true
+			anc := byID[id]
+			if anc == nil {
+				break
+			}
+			out[id] = out[id].Add(*r.Totals)
+			id = anc.Parent
+		}
+	}
+	return out
+}
+
+// withTreeTotals fills the TreeTotals of recs (one project's) from each
+// other.
+func withTreeTotals(recs []*store.Record) {
+	c := claims(recs)
+	for _, r := range recs {
+		r.TreeTotals = c[r.ID]
+	}
+}
+
+// treeTotalsOf is what the descendants of agentID in p reported.
+func (e *Engine) treeTotalsOf(p *project, agentID string) *store.RunFigures {
+	as := p.list()
+	recs := make([]*store.Record, 0, len(as))
+	for _, a := range as {
+		a.mu.Lock()
+		r := &store.Record{ID: a.rec.ID, Parent: a.rec.Parent}
+		if a.rec.Totals != nil {
+			t := *a.rec.Totals
+			r.Totals = &t
+		}
+		a.mu.Unlock()
+		recs = append(recs, r)
+	}
+	return claims(recs)[agentID]
 }

@@ -14,6 +14,7 @@ import (
 	"go.uber.org/goleak"
 
 	"shepherd/backend/lifecycle"
+	"shepherd/backend/logtail"
 	"shepherd/backend/proc"
 	"shepherd/backend/procid"
 	"shepherd/backend/store"
@@ -135,7 +136,7 @@ func TestSlowRecoveryDoesNotDelayChecks(t *testing.T) {
 	h.create(AgentSpec{ID: "stubborn", Command: "/bin/sh", Args: []string{"-c", `trap "" TERM; echo DONE; while :; do sleep 1; done`},
 		CompletionPattern: "DONE", StaleCheck: store.Ptr(true), OnStale: store.OnStaleResume, GraceSec: 3600})
 	h.start("stubborn")
-	waitFor(t, "log written", 5*time.Second, func() bool { return fileSize(h.get("stubborn").LogPath) > 0 })
+	waitFor(t, "log written", 5*time.Second, func() bool { return logtail.Size(h.get("stubborn").LogPath) > 0 })
 	h.e.PollLogsNow()
 	h.clk.Advance(11 * time.Second)
 	waitFor(t, "stale recovery under way", 5*time.Second, func() bool {

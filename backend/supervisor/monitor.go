@@ -171,6 +171,9 @@ func (e *Engine) monitorTick(n int) {
 	e.mon.mu.Lock()
 	e.armMonitors()
 	e.mon.mu.Unlock()
+	if len(due) > 0 {
+		e.checkDisk() // one statfs on a wakeup the engine has anyway
+	}
 	if e.cfg.AfterPasses != nil && len(due) > 0 {
 		e.cfg.AfterPasses()
 	}
@@ -282,12 +285,12 @@ func (e *Engine) orphaned(a *agent, rn *run) {
 	}
 	e.log.Warn().Str("project", a.rec.ProjectID).Str("agent", a.rec.ID).Int("pid", rn.pid()).Msg("watchdog: agent process gone; orphaned")
 	now := e.clock.Now().UTC()
-	if err := e.apply(a, lifecycle.Interrupted, "watchdog", func(r *store.Record) {
+	if err := e.applyNow(a, step{to: lifecycle.Interrupted, reason: "watchdog", mut: func(r *store.Record) {
 		r.ExitReason = lifecycle.ReasonOrphaned
 		r.Error = "Process vanished without Shepherd seeing its exit (detected by watchdog)"
 		r.LastActivityAt = rn.activityAt()
 		setExit(r, st, now)
-	}); err != nil {
+	}}); err != nil {
 		return
 	}
 	e.endRun(a, rn)

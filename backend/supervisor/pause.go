@@ -177,21 +177,22 @@ func (e *Engine) PauseProject(ctx context.Context, projectID, note string, now b
 	if len(note) > maxNote {
 		return nil, newErr(ErrValidation, "the pause note is %d bytes long; at most %d", len(note), maxNote)
 	}
-	path := e.pauseSignalPath(projectID)
-	p.ownPauseWrite(+1)
-	if err := store.WriteFile(path, []byte(note+"\n"), 0o600); err != nil {
-		p.ownPauseWrite(-1)
-		return nil, fmt.Errorf("create %s: %w", path, err)
-	}
-	sig, _, _ := readPauseSignal(path)
+	// The pause holds in memory at once; its signal file (what makes it
+	// survive a restart) is written now, or on the disk's retry when the
+	// disk is full (a pause must work then too).
 	p.mu.Lock()
-	p.pauseWrites--
 	was := p.pause.paused
-	p.pause = pauseState{paused: true, at: p.pause.at, note: note, seen: sig}
+	p.pause.paused, p.pause.note, p.pause.problem = true, note, ""
 	if !was {
 		p.pause.at = e.clock.Now().UTC()
 	}
 	p.mu.Unlock()
+	if err := e.writePauseSignal(p, note); err != nil {
+		e.log.Error().Err(err).Str("project", projectID).Msg("cannot write the pause signal file; the project is paused, and the file is written when it can be")
+		e.pauseUnwritten(p, note, err)
+	} else {
+		e.pauseWritten(p)
+	}
 	e.projectPaused(p, "pause")
 	return e.pauseRunning(ctx, p, now), nil
 }
@@ -248,6 +249,7 @@ func (e *Engine) UnpauseProject(ctx context.Context, projectID string) error {
 	p.pauseWrites--
 	p.pause.seen = fileSig{}
 	p.mu.Unlock()
+	e.pauseWritten(p) // a file still to write is not wanted any more
 	e.unpauseProject(p, "unpause")
 	return nil
 }
@@ -331,10 +333,10 @@ func (e *Engine) pauseAgentAs(ctx context.Context, a *agent, now bool, note stri
 	switch {
 	case a.rec.Status == lifecycle.Queued:
 		defer a.mu.Unlock()
-		err := e.apply(a, lifecycle.Paused, "pause", func(r *store.Record) {
+		err := e.applyNow(a, step{to: lifecycle.Paused, reason: "pause", mut: func(r *store.Record) {
 			r.ExitReason = lifecycle.ReasonPaused
 			pausedMut(r)
-		})
+		}})
 		if err != nil {
 			return nil, err
 		}
@@ -376,7 +378,7 @@ func (e *Engine) pauseAgentAs(ctx context.Context, a *agent, now bool, note stri
 		defer a.mu.Unlock()
 		return e.snapshot(a), nil
 	}
-	done, err := e.beginStop(a, rn, "pause")
+	done, err := e.beginStop(a, rn, "pause", syscall.SIGINT)
 	a.mu.Unlock()
 	if err != nil {
 		return nil, err
@@ -447,6 +449,9 @@ func (e *Engine) UnpauseAgent(ctx context.Context, projectID, agentID string) (*
 	if a.rec.Status != lifecycle.Paused {
 		return nil, newErr(ErrNotPaused, "Process '%s' is not paused (it is %s)", agentID, a.rec.Status)
 	}
+	if err := budgetAnswer(ctx, a, "unpause"); err != nil {
+		return nil, err
+	}
 	if err := e.unpauseLocked(a); err != nil {
 		return e.snapshot(a), err
 	}
@@ -499,9 +504,13 @@ type ProjectView struct {
 	// unmounted disk). Its agents are still supervised by their records; the
 	// project is flagged, never dropped.
 	FolderMissing string `json:"folderMissing,omitempty"`
-	// What its agents' runs cost: all of them, and today's cost.
-	Totals    *store.RunFigures `json:"totals,omitempty"`
-	CostToday float64           `json:"costToday"`
+	// What its agents' runs cost: the user's own agents' (all their runs,
+	// and today's cost, which the daily budget counts), and what agents
+	// created by agents reported (claims, counted against their creators'
+	// trees only).
+	Totals        *store.RunFigures `json:"totals,omitempty"`
+	CostToday     float64           `json:"costToday"`
+	ClaimedTotals *store.RunFigures `json:"claimedTotals,omitempty"`
 	// The daily budget (0: none) and whether today's cost reached it: its
 	// running agents were paused and its starts wait (budget.go).
 	DailyBudgetUsd float64 `json:"dailyBudgetUsd,omitempty"`
@@ -532,12 +541,18 @@ func (p *project) costTodayLocked(now time.Time) float64 {
 	return p.costToday
 }
 
-// withTotals adds the sum of its agents' figures to a project's view.
+// withTotals adds the sum of its agents' figures to a project's view: the
+// user's own agents' in Totals, the claims of agents created by agents in
+// ClaimedTotals.
 func (e *Engine) withTotals(p *project, v ProjectView) ProjectView {
 	for _, a := range p.list() {
 		a.mu.Lock()
 		if t := a.rec.Totals; t != nil {
-			v.Totals = v.Totals.Add(*t)
+			if a.rec.Parent == "" {
+				v.Totals = v.Totals.Add(*t)
+			} else {
+				v.ClaimedTotals = v.ClaimedTotals.Add(*t)
+			}
 		}
 		a.mu.Unlock()
 	}

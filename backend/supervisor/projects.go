@@ -219,18 +219,22 @@ func (e *Engine) records(p *project) []*store.Record {
 		}
 		return out[i].ID < out[j].ID
 	})
+	withTreeTotals(out)
 	return out
 }
 
 // GetAgent returns one record.
 func (e *Engine) GetAgent(projectID, agentID string) (*store.Record, error) {
-	_, a, err := e.agent(projectID, agentID)
+	p, a, err := e.agent(projectID, agentID)
 	if err != nil {
 		return nil, err
 	}
+	tree := e.treeTotalsOf(p, agentID)
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return e.snapshot(a), nil
+	r := e.snapshot(a)
+	r.TreeTotals = tree
+	return r, nil
 }
 
 // AllAgents returns the records of every loaded project (the dashboard).

@@ -174,7 +174,7 @@ func (e *Engine) cancelQueued(a *agent, reason string) error {
 	if back == "" {
 		back = lifecycle.NotStarted
 	}
-	err := e.applySteps(a, step{to: back, reason: reason, revert: true, mut: func(r *store.Record) {
+	err := e.applyNow(a, step{to: back, reason: reason, revert: true, mut: func(r *store.Record) {
 		r.QueueSeq, r.QueuedAction, r.QueuedFrom = 0, "", ""
 		r.Desired = lifecycle.DesiredStopped
 		r.ResumePrompt = "" // an instruction not given is not kept for a later resume

@@ -85,6 +85,9 @@ func (e *Engine) ResumeAgent(ctx context.Context, projectID, agentID string) (*s
 	if a.rec.Status.Live() {
 		return nil, errAlreadyRunning(agentID)
 	}
+	if err := budgetAnswer(ctx, a, "resume"); err != nil {
+		return nil, err
+	}
 	if err := notResumable(a.rec); err != nil {
 		return nil, err
 	}

@@ -29,65 +29,58 @@ func (e *Engine) SandboxSupport() sandbox.Support {
 	return e.sb
 }
 
-// specGrants turns spec's permissions into grants, checked against what
-// its caller holds: nil when the agent is not sandboxed. What an agent
-// creates (spec.Caller) is always sandboxed.
-func (e *Engine) specGrants(spec *AgentSpec) (*sandbox.Grants, error) {
+// A request is checked whole before anything is made for it (SPEC, threat
+// model: the engine checks a request before any side effect): its tags,
+// what its caller holds and Shepherd's own folders are checked against the
+// folders as they will be — an agent CLI's state folder that does not exist
+// yet is placed by its nearest existing parent, resolved — and only a
+// request that passes gets that folder made (grantPlan.make), then checked
+// again as it is.
+
+// grantPlan is a request's grants, checked, with what is still to be made.
+type grantPlan struct {
+	spec  *AgentSpec
+	none  bool              // not sandboxed
+	needs string            // the agent CLI's state folder, to be made if missing
+	env   map[string]string // what its preset adds to the environment
+}
+
+// planGrants checks spec's permissions against what its caller holds and
+// Shepherd's own folders, making nothing; nil grants when the agent is not
+// sandboxed. What an agent creates (spec.Caller) is always sandboxed.
+// extra are folders the request will also grant once made (its worktree).
+func (e *Engine) planGrants(spec *AgentSpec, extra ...string) (*grantPlan, error) {
 	if spec.Permissions == nil {
 		if spec.Caller == nil {
-			return nil, nil
+			return &grantPlan{spec: spec, none: true}, nil
 		}
 		spec.Permissions = &[]string{}
 	}
-	tags := *spec.Permissions
-	g, err := e.checkGrants(spec, tags)
-	if err != nil {
-		return nil, err
-	}
+	pl := &grantPlan{spec: spec}
 	// An agent CLI's preset grants the folder it keeps its own state in
-	// (Claude Code ~/.claude, Codex ~/.codex), made if missing — once the
-	// caller is known to hold it: nothing is made for a request that is
-	// then refused.
-	dir, env := presets.SandboxNeeds(spec.Profile, spec.Env)
-	if dir == "" || !filepath.IsAbs(dir) {
-		return &g, nil
+	// (Claude Code ~/.claude, Codex ~/.codex, or the one its environment
+	// names), made if missing — once the request has passed.
+	if dir, env := presets.SandboxNeeds(spec.Profile, spec.Env); dir != "" && filepath.IsAbs(dir) {
+		pl.needs, pl.env = filepath.Clean(dir), env
 	}
-	if tag := sandbox.TagWritePrefix + filepath.Clean(dir); !slices.Contains(tags, tag) {
-		if err := e.checkResolved(spec, sandbox.Grants{WriteDirs: []string{sandbox.RealPath(dir)}}); err != nil {
-			return nil, err
-		}
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return &g, nil // without its folder, no grant of it
-		}
-		with := append(append([]string{}, tags...), tag)
-		if g, err = e.checkGrants(spec, with); err != nil {
-			return nil, err
-		}
-		spec.Permissions = &with
-	}
-	for k, v := range env {
-		if _, ok := spec.Env[k]; !ok {
-			if spec.Env == nil {
-				spec.Env = map[string]string{}
-			}
-			spec.Env[k] = v
-		}
-	}
-	return &g, nil
-}
-
-// checkGrants parses tags and checks the grants they make (checkResolved).
-func (e *Engine) checkGrants(spec *AgentSpec, tags []string) (sandbox.Grants, error) {
-	g, err := sandbox.Parse(tags)
+	g, err := sandbox.Parse(*spec.Permissions)
 	if err != nil {
-		return g, newErr(ErrValidation, "agent '%s': %v", spec.ID, err)
+		return nil, newErr(ErrValidation, "agent '%s': %v", spec.ID, err)
 	}
-	return g, e.checkResolved(spec, g)
+	for _, d := range append(append([]string{}, extra...), pl.needs) {
+		if d == "" {
+			continue
+		}
+		if real := plannedPath(d); !slices.Contains(g.WriteDirs, real) {
+			g.WriteDirs = append(g.WriteDirs, real)
+		}
+	}
+	return pl, e.checkGrants(spec, g)
 }
 
-// checkResolved checks grants of resolved folders: the caller holds them,
-// and none is (in) Shepherd's own folders.
-func (e *Engine) checkResolved(spec *AgentSpec, g sandbox.Grants) error {
+// checkGrants refuses grants beyond what spec's caller holds, and any in
+// Shepherd's own folders.
+func (e *Engine) checkGrants(spec *AgentSpec, g sandbox.Grants) error {
 	if err := e.holder(spec.Caller).Check(g); err != nil {
 		return newErr(ErrPermissionDenied, "agent '%s': %v", spec.ID, err)
 	}
@@ -99,6 +92,93 @@ func (e *Engine) checkResolved(spec *AgentSpec, g sandbox.Grants) error {
 		}
 	}
 	return nil
+}
+
+// make makes what the plan needs (the agent CLI's state folder) and returns
+// the grants, parsed again now that every folder exists and checked again
+// as they are (nil: not sandboxed). If they no longer pass (a symlink
+// swapped in meanwhile), what it made is removed.
+func (pl *grantPlan) make(e *Engine) (*sandbox.Grants, error) {
+	if pl.none {
+		return nil, nil
+	}
+	spec := pl.spec
+	tags := *spec.Permissions
+	var made []string
+	if pl.needs != "" {
+		var err error
+		if made, err = mkdirAll(pl.needs); err == nil {
+			tag := sandbox.TagWritePrefix + pl.needs
+			if !slices.Contains(tags, tag) {
+				tags = append(append([]string{}, tags...), tag)
+				spec.Permissions = &tags
+			}
+			for k, v := range pl.env {
+				if _, ok := spec.Env[k]; !ok {
+					if spec.Env == nil {
+						spec.Env = map[string]string{}
+					}
+					spec.Env[k] = v
+				}
+			}
+		}
+	}
+	g, err := sandbox.Parse(tags)
+	if err == nil {
+		err = e.checkGrants(spec, g)
+	} else {
+		err = newErr(ErrValidation, "agent '%s': %v", spec.ID, err)
+	}
+	if err != nil {
+		unmake(made)
+		return nil, err
+	}
+	return &g, nil
+}
+
+// plannedPath is where path will be once made: its nearest existing parent
+// resolved (symlinks followed), with the rest as written.
+func plannedPath(path string) string {
+	path = filepath.Clean(path)
+	rest := ""
+	for dir := path; ; dir = filepath.Dir(dir) {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(real, rest)
+		}
+		if dir == filepath.Dir(dir) {
+			return path
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+	}
+}
+
+// mkdirAll makes dir and its missing parents (0700) and returns those it
+// made, deepest last.
+func mkdirAll(dir string) ([]string, error) {
+	var missing []string
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil || d == filepath.Dir(d) {
+			break
+		}
+		missing = append([]string{d}, missing...)
+	}
+	var made []string
+	for _, d := range missing {
+		if err := os.Mkdir(d, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+			unmake(made)
+			return nil, err
+		} else if err == nil {
+			made = append(made, d)
+		}
+	}
+	return made, nil
+}
+
+// unmake removes the folders mkdirAll made (if still empty), deepest first.
+func unmake(made []string) {
+	for i := len(made) - 1; i >= 0; i-- {
+		_ = os.Remove(made[i])
+	}
 }
 
 // private are the folders hidden from every sandbox, resolved to real
@@ -156,15 +236,15 @@ func (e *Engine) saveGrants(rec *store.Record) error {
 	return sandbox.Save(path, *rec.Sandbox)
 }
 
-// sandboxFor checks that this machine can enforce rec's sandbox and that
-// its sandbox.json says what the record does (written again when it is
-// missing or differs), for the shim; "" for an agent that is not sandboxed.
-func (e *Engine) sandboxFor(rec *store.Record) (string, error) {
+// checkSandbox checks that this machine can enforce rec's sandbox and that
+// its granted folders are still the folders they were resolved to (nil for
+// an agent that is not sandboxed). It writes nothing.
+func (e *Engine) checkSandbox(rec *store.Record) error {
 	if rec.Sandbox == nil {
-		return "", nil
+		return nil
 	}
 	if err := e.SandboxSupport().Check(*rec.Sandbox); err != nil {
-		return "", newErr(ErrSandboxUnavailable, "Process '%s' is not started: %v", rec.ID, err)
+		return newErr(ErrSandboxUnavailable, "Process '%s' is not started: %v", rec.ID, err)
 	}
 	// Grants were resolved to real folders when given; one that resolves
 	// elsewhere now (a symlink swapped in) is not followed. The shim checks
@@ -175,8 +255,18 @@ func (e *Engine) sandboxFor(rec *store.Record) (string, error) {
 			if err == nil {
 				why = "now leads to " + real
 			}
-			return "", newErr(ErrSandboxUnavailable, "Process '%s' is not started: its granted folder %s %s (a symlink or a swapped folder); grant the real folder again", rec.ID, d, why)
+			return newErr(ErrSandboxUnavailable, "Process '%s' is not started: its granted folder %s %s (a symlink or a swapped folder); grant the real folder again", rec.ID, d, why)
 		}
+	}
+	return nil
+}
+
+// sandboxFile makes sure rec's sandbox.json says what the record does
+// (written again when it is missing or differs), for the shim; "" for an
+// agent that is not sandboxed. checkSandbox comes first.
+func (e *Engine) sandboxFile(rec *store.Record) (string, error) {
+	if rec.Sandbox == nil {
+		return "", nil
 	}
 	path := e.st.SandboxPath(rec.ProjectID, rec.ID)
 	if g, err := sandbox.Load(path); err != nil || !sandbox.Equal(&g, rec.Sandbox) {

@@ -37,18 +37,40 @@ type Settings struct {
 	BoxMaxProcesses int `json:"boxMaxProcesses"`
 	BoxMemoryMiB    int `json:"boxMemoryMiB"`
 	BoxShmMiB       int `json:"boxShmMiB"`
+	// LogMaxMiB caps each file of an agent's log: at the cap, agent.log
+	// becomes agent.log.1 (.1 becomes .2, …) and a new one is begun;
+	// LogKeep older files are kept, the oldest beyond them removed
+	// (supervisord's logfile_maxbytes and backups). An agent's log takes at
+	// most (LogKeep+1) × LogMaxMiB. A run takes the values it started with.
+	LogMaxMiB int `json:"logMaxMiB"`
+	LogKeep   int `json:"logKeep"`
 }
 
 // DefaultSettings are SPEC's defaults.
 func DefaultSettings() Settings {
 	return Settings{WatchdogIntervalSec: 30, StaleCheckIntervalSec: 60, StaleThresholdSec: 300, BusyThresholdSec: 1800,
 		ResultGraceSec: 5, AutoResumeLimit: 3, PausedExpiryDays: 30, SafePointWaitSec: 120, MaxRunning: 0, NotifyNative: true,
-		BoxMaxProcesses: sandbox.DefaultProcesses, BoxMemoryMiB: sandbox.DefaultMemoryMiB(), BoxShmMiB: sandbox.DefaultShmMiB}
+		BoxMaxProcesses: sandbox.DefaultProcesses, BoxMemoryMiB: sandbox.DefaultMemoryMiB(), BoxShmMiB: sandbox.DefaultShmMiB,
+		LogMaxMiB: DefaultLogMaxMiB, LogKeep: DefaultLogKeep}
 }
 
 // BoxLimits are the limits of the project's boxes.
 func (s Settings) BoxLimits() sandbox.Limits {
 	return sandbox.Limits{Processes: s.BoxMaxProcesses, MemoryMiB: s.BoxMemoryMiB, ShmMiB: s.BoxShmMiB}
+}
+
+// Agent logs' rotation by default: 10 MiB a file, 5 older files kept (at
+// most 60 MiB an agent).
+const (
+	DefaultLogMaxMiB = 10
+	DefaultLogKeep   = 5
+	maxLogMaxMiB     = 10240
+	maxLogKeep       = 100
+)
+
+// logMaxBytes is s's cap per log file in bytes.
+func (s Settings) logMaxBytes() int64 {
+	return int64(s.LogMaxMiB) << 20
 }
 
 // Validate names the first absurd value.
@@ -73,6 +95,8 @@ func (s Settings) Validate() error {
 		checkOff("boxMemoryMiB", s.BoxMemoryMiB, 512, 1<<24, " (MiB; Node and Go programs need a few hundred)"),
 		checkOff("boxShmMiB", s.BoxShmMiB, 16, 1<<24, " (MiB)"),
 		checkUsd("setting dailyBudgetUsd", s.DailyBudgetUsd),
+		check("logMaxMiB", s.LogMaxMiB, 1, maxLogMaxMiB),
+		check("logKeep", s.LogKeep, 0, maxLogKeep),
 	)
 }
 

@@ -13,6 +13,7 @@ import (
 	"shepherd/backend/claudehooks"
 	"shepherd/backend/lifecycle"
 	"shepherd/backend/loganalysis"
+	"shepherd/backend/logtail"
 	"shepherd/backend/proc"
 	"shepherd/backend/sandbox"
 	"shepherd/backend/store"
@@ -27,6 +28,9 @@ func (e *Engine) StartAgent(ctx context.Context, projectID, agentID string) (*st
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if err := budgetAnswer(ctx, a, "start"); err != nil {
+		return nil, err
+	}
 	if err := e.launch(a, actStart); err != nil {
 		return nil, err
 	}
@@ -52,16 +56,16 @@ func (e *Engine) startLocked(a *agent, args []string, reason string, mut func(r 
 	if err := lifecycle.Check(a.rec.Status, lifecycle.Spawning); err != nil {
 		return newErr(ErrTransition, "Process '%s': %v", id, err)
 	}
-	e.cancelRestart(a)
-	logStart := fileSize(a.rec.LogPath) // this run's lines start here
+	logStart := logtail.Size(a.rec.LogPath) // this run's lines start here (offsets count across rotations)
 	token, credHash, err := newCredential()
 	if err != nil {
 		return e.startFailed(a, err)
 	}
 	spec, err := e.procSpec(a.rec, args, token)
 	if err != nil {
-		return e.startFailed(a, err)
+		return e.startFailed(a, err) // a refused start leaves a pending keep-alive restart as it was
 	}
+	e.cancelRestart(a)
 	pend, err := e.runner.Prepare(spec)
 	if err != nil {
 		return e.startFailed(a, err)
@@ -154,16 +158,21 @@ func (e *Engine) procSpec(rec *store.Record, args []string, token string) (proc.
 	if err := checkDir(rec.Cwd); err != nil {
 		return proc.Spec{}, fmt.Errorf("cwd %v", err)
 	}
+	if err := e.checkSandbox(rec); err != nil {
+		return proc.Spec{}, err
+	}
+	// Checked: now what the start needs is made.
 	if err := os.MkdirAll(filepath.Dir(rec.LogPath), 0o700); err != nil {
 		return proc.Spec{}, err
 	}
-	sb, err := e.sandboxFor(rec)
+	sb, err := e.sandboxFile(rec)
 	if err != nil {
 		return proc.Spec{}, err
 	}
 	args = withHooks(rec, args, e.apiAddress())
+	logSet := e.settingsOf(rec.ProjectID)
 	spec := proc.Spec{Path: path, Argv: append([]string{rec.Command}, BudgetArgs(rec, args)...), Dir: rec.Cwd, Env: env,
-		Log: rec.LogPath, ExitFile: e.st.ExitPath(rec.ProjectID, rec.ID), RunFile: e.st.RunPath(rec.ProjectID, rec.ID),
+		Log: rec.LogPath, LogMax: logSet.logMaxBytes(), LogKeep: logSet.LogKeep, ExitFile: e.st.ExitPath(rec.ProjectID, rec.ID), RunFile: e.st.RunPath(rec.ProjectID, rec.ID),
 		Grace: secs(rec.GraceSec), Sandbox: sb, Hide: e.private()}
 	for _, p := range []string{spec.ExitFile, spec.RunFile} {
 		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -268,13 +277,6 @@ func executable(p string) error {
 		return errors.New("permission denied (not executable)")
 	}
 	return nil
-}
-
-func fileSize(path string) int64 {
-	if fi, err := os.Stat(path); err == nil {
-		return fi.Size()
-	}
-	return 0
 }
 
 // watchRun adopts rn as a's live run: arms its timeout, registers it with

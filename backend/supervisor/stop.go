@@ -20,17 +20,17 @@ func (e *Engine) onTimeout(a *agent, rn *run) {
 		return
 	}
 	t := a.rec.TimeoutSec
-	if err := e.apply(a, lifecycle.TimedOut, "timeout", func(r *store.Record) {
+	if err := e.applyNow(a, step{to: lifecycle.TimedOut, reason: "timeout", mut: func(r *store.Record) {
 		r.Desired = lifecycle.DesiredStopped
 		r.Error = fmt.Sprintf("Timed out after %d s", t)
-	}); err != nil {
+	}}); err != nil {
 		a.mu.Unlock()
 		return
 	}
 	e.appendEvent(a.rec.ProjectID, store.Event{Time: e.clock.Now().UTC(), Event: "auto-execution:timeout",
 		AgentID: a.rec.ID, Data: map[string]any{"timeoutSec": t, "pid": rn.pid()}})
 	graceEnd := e.clock.Now().Add(secs(a.rec.GraceSec))
-	done, err := e.beginStop(a, rn, "timeout")
+	done, err := e.beginStop(a, rn, "timeout", syscall.SIGTERM)
 	a.mu.Unlock()
 	if err == nil {
 		e.finishStop(a, rn, done, graceEnd, lifecycle.ReasonTimedOut)
@@ -69,12 +69,12 @@ func (e *Engine) stop(ctx context.Context, a *agent, grace *time.Duration, asked
 		now := e.clock.Now().UTC()
 		// It reads stopped (by the user), not as the failure it was waiting
 		// to recover from.
-		err := e.apply(a, lifecycle.Stopped, "stop: keep-alive restart cancelled", func(r *store.Record) {
+		err := e.applyNow(a, step{to: lifecycle.Stopped, reason: "stop: keep-alive restart cancelled", mut: func(r *store.Record) {
 			r.Desired, r.NextRestartAt = lifecycle.DesiredStopped, nil
 			r.ExitReason, r.Error, r.StoppedAt = lifecycle.ReasonStoppedByUser, "", &now
-		})
+		}})
 		if err != nil {
-			err = e.update(a, func(r *store.Record) { r.Desired, r.NextRestartAt = lifecycle.DesiredStopped, nil })
+			err = e.updateNow(a, func(r *store.Record) { r.Desired, r.NextRestartAt = lifecycle.DesiredStopped, nil })
 		}
 		return e.snapshot(a), err
 	}
@@ -100,7 +100,7 @@ func (e *Engine) stop(ctx context.Context, a *agent, grace *time.Duration, asked
 	if grace != nil {
 		g = *grace
 	}
-	done, err := e.beginStop(a, rn, "stop")
+	done, err := e.beginStop(a, rn, "stop", syscall.SIGTERM)
 	a.mu.Unlock()
 	if err != nil {
 		return nil, err
@@ -114,13 +114,20 @@ func (e *Engine) stop(ctx context.Context, a *agent, grace *time.Duration, asked
 	return e.snapshot(a), rn.stopErr
 }
 
-// beginStop moves a running (or timed-out) agent to stopping, desired
-// stopped (one write, made before any signal, so that an engine that dies
-// now still knows the stop was meant), and marks the run as being stopped.
-// a.mu is held.
-func (e *Engine) beginStop(a *agent, rn *run, reason string) (chan struct{}, error) {
+// beginStop starts a stop of a running (or timed-out) agent: the first
+// signal of the stop (first) goes to its group at once, then it moves to
+// stopping, desired stopped, and the run is marked as being stopped. The
+// signal comes before the write, and the write cannot hold the stop back:
+// on a full disk the stop still stops (applyNow; the record is written when
+// it can be). a.mu is held.
+func (e *Engine) beginStop(a *agent, rn *run, reason string, first syscall.Signal) (chan struct{}, error) {
 	if a.rec.Status != lifecycle.Stopping && a.rec.Status != lifecycle.Killing {
-		if err := e.apply(a, lifecycle.Stopping, reason, func(r *store.Record) { r.Desired = lifecycle.DesiredStopped }); err != nil {
+		if err := lifecycle.Check(a.rec.Status, lifecycle.Stopping); err != nil {
+			return nil, newErr(ErrTransition, "Process '%s': %v", a.rec.ID, err)
+		}
+		_ = rn.p.Signal(first)
+		rn.firstSent = true
+		if err := e.applyNow(a, step{to: lifecycle.Stopping, reason: reason, mut: func(r *store.Record) { r.Desired = lifecycle.DesiredStopped }}); err != nil {
 			return nil, err
 		}
 	}
@@ -158,10 +165,15 @@ type stopPlan struct {
 // left for the next engine (the record says stopping).
 func (e *Engine) finishPlan(a *agent, rn *run, done chan struct{}, plan stopPlan) {
 	defer close(done)
-	killed, gone := rn.p.Terminate(e.ctx, plan.steps, func() {
+	signals := plan.steps
+	if rn.firstSent && len(signals) > 0 {
+		// beginStop sent the first signal already: its wait is what is left.
+		signals = append([]proc.Step{{Wait: signals[0].Wait}}, signals[1:]...)
+	}
+	killed, gone := rn.p.Terminate(e.ctx, signals, func() {
 		a.mu.Lock()
 		if a.run == rn && a.rec.Status == lifecycle.Stopping {
-			_ = e.apply(a, lifecycle.Killing, "grace elapsed", nil)
+			_ = e.applyNow(a, step{to: lifecycle.Killing, reason: "grace elapsed"})
 		}
 		a.mu.Unlock()
 	})
@@ -175,7 +187,7 @@ func (e *Engine) finishPlan(a *agent, rn *run, done chan struct{}, plan stopPlan
 	}
 	if !gone {
 		rn.stopErr = errStopFailed(a.rec.ID, fmt.Sprintf("process group %d is still alive after SIGKILL", rn.pid()))
-		_ = e.update(a, func(r *store.Record) { r.Error = rn.stopErr.Error() })
+		_ = e.updateNow(a, func(r *store.Record) { r.Error = rn.stopErr.Error() })
 		return
 	}
 	now := e.clock.Now().UTC()
@@ -195,7 +207,7 @@ func (e *Engine) finishPlan(a *agent, rn *run, done chan struct{}, plan stopPlan
 			plan.mut(r)
 		}
 	}})
-	if err := e.applySteps(a, steps...); err != nil {
+	if err := e.applyNow(a, steps...); err != nil {
 		rn.stopErr = err
 		if a.gone() {
 			e.endRun(a, rn)

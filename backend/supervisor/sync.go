@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"syscall"
 
 	"shepherd/backend/lifecycle"
 	"shepherd/backend/loganalysis"
+	"shepherd/backend/logtail"
 	"shepherd/backend/proc"
 	"shepherd/backend/procid"
 	"shepherd/backend/shim"
@@ -67,6 +69,7 @@ func (e *Engine) LoadAll() {
 	e.closedSum = w
 	e.mu.Unlock()
 	e.emit(EventWhileClosed, w)
+	e.checkDisk()
 }
 
 // WhileClosed is what the engine found at its start, for every project (nil
@@ -433,7 +436,7 @@ func (e *Engine) endWhileAway(a *agent, to lifecycle.Status, reason lifecycle.Ex
 func (e *Engine) reattach(a *agent) {
 	r := a.rec
 	rn := newRun(e.runner.Attach(e.identity(r)))
-	rn.logSize = fileSize(r.LogPath)
+	rn.logSize = logtail.Size(r.LogPath)
 	rn.logOff = max(0, rn.logSize-loganalysis.TailBytes)
 	var steps []step
 	if r.Status == lifecycle.Spawning {
@@ -458,7 +461,7 @@ func (e *Engine) reattach(a *agent) {
 		if a.rec.Status == lifecycle.TimedOut {
 			reason = lifecycle.ReasonTimedOut
 		}
-		done, err := e.beginStop(a, rn, "sync: resume stop")
+		done, err := e.beginStop(a, rn, "sync: resume stop", syscall.SIGTERM)
 		if err == nil {
 			graceEnd := e.clock.Now().Add(secs(a.rec.GraceSec))
 			if !e.goTask(func() { e.finishStop(a, rn, done, graceEnd, reason) }) {

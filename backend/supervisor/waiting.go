@@ -7,6 +7,7 @@ import (
 	"shepherd/backend/attention"
 	"shepherd/backend/claudehooks"
 	"shepherd/backend/lifecycle"
+	"shepherd/backend/logtail"
 	"shepherd/backend/notify"
 	"shepherd/backend/store"
 )
@@ -72,7 +73,7 @@ func (e *Engine) setWaiting(a *agent, rn *run, w *claudehooks.Waiting) {
 	rn.waiting = w
 	// What the log holds now was written before the wait; only what is
 	// written after it says the agent went on.
-	rn.waitingLogSize = fileSize(rn.logPath)
+	rn.waitingLogSize = logtail.Size(rn.logPath)
 	rn.notBusy()
 	if w.NeedsYou && a.rec.AcknowledgedAt != nil {
 		_ = e.update(a, func(r *store.Record) { r.AcknowledgedAt = nil })
@@ -127,7 +128,7 @@ func (e *Engine) followWaiting(a *agent, rn *run, grew bool) {
 		}
 		return
 	}
-	if rn.waiting != nil && grew && fileSize(rn.logPath) > rn.waitingLogSize {
+	if rn.waiting != nil && grew && logtail.Size(rn.logPath) > rn.waitingLogSize {
 		e.clearWaiting(a, rn)
 	}
 }

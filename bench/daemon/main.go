@@ -144,6 +144,7 @@ func main() {
 		el.Round(time.Second), *nProjects**nAgents, perMin, float64(sw1-sw0)/el.Minutes(),
 		benchkit.ProcKiB(pid, "status", "VmRSS:")/1024, benchkit.ProcKiB(pid, "status", "RssAnon:")/1024, benchkit.ProcKiB(pid, "status", "RssFile:")/1024,
 		benchkit.ProcKiB(pid, "smaps_rollup", "Pss:")/1024, threads(pid))
+	shimFigures()
 
 	// Log growth: one more agent in a project of its own whose silence is
 	// shown after a second; after each silence a line is appended to its log
@@ -264,4 +265,24 @@ func switches(pid int) int64 {
 func threads(pid int) int {
 	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*", pid))
 	return len(tasks)
+}
+
+// shimFigures prints what the agents' shims cost, each: RSS and PSS
+// (/proc/PID/smaps_rollup), averaged over every running agent's shim.
+func shimFigures() {
+	var recs []store.Record
+	run(&recs, "ps")
+	n, rss, pss := 0, 0.0, 0.0
+	for _, r := range recs {
+		if r.ShimPID <= 0 || !r.Status.Live() {
+			continue
+		}
+		n++
+		rss += benchkit.ProcKiB(r.ShimPID, "status", "VmRSS:")
+		pss += benchkit.ProcKiB(r.ShimPID, "smaps_rollup", "Pss:")
+	}
+	if n == 0 {
+		return
+	}
+	fmt.Printf("shims: %d, each RSS %.2f MiB, PSS %.2f MiB (averages)\n", n, rss/float64(n)/1024, pss/float64(n)/1024)
 }

@@ -29,6 +29,7 @@ vi.mock('./api', async (orig) => {
           'project:synced': real.syncSummarySchema, notify: real.notificationSchema,
           'project:state': real.projectStateSchema, 'engine:status': real.engineStatusSchema,
           'agent:stats': real.statsBatchSchema, 'engine:while-closed': real.whileClosedSchema, 'agent:worktree': real.worktreeViewSchema,
+          'engine:alerts': real.engineAlertsSchema,
         } as const)[name].safeParse(data)
         if (parsed.success) h(parsed.data)
       })

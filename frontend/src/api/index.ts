@@ -9,7 +9,7 @@ import * as SettingsSvc from '../../wailsjs/go/app/SettingsService'
 import {EventsOn, WindowSetTitle} from '../../wailsjs/runtime/runtime'
 import type {z} from 'zod'
 import {
-  agentRefSchema, agentSchema, engineStatusSchema, logBatchSchema, notificationSchema, projectStateSchema, statsBatchSchema, syncSummarySchema, whileClosedSchema,
+  agentRefSchema, agentSchema, engineAlertsSchema, engineStatusSchema, logBatchSchema, notificationSchema, projectStateSchema, statsBatchSchema, syncSummarySchema, whileClosedSchema,
   type Agent, type AgentSpec, type EngineEvent, type EngineStatus, type LogChunk, type Project,
   type Prefs, type SandboxSupport, type Settings, type Stats, type SyncSummary, type WhileClosed,
 } from './types'
@@ -125,6 +125,7 @@ export const EVENTS = {
   notify: 'notify',
   whileClosed: 'engine:while-closed',
   agentWorktree: 'agent:worktree',
+  engineAlerts: 'engine:alerts',
 } as const
 
 const schemas = {
@@ -138,6 +139,7 @@ const schemas = {
   [EVENTS.notify]: notificationSchema,
   [EVENTS.whileClosed]: whileClosedSchema,
   [EVENTS.agentWorktree]: worktreeViewSchema,
+  [EVENTS.engineAlerts]: engineAlertsSchema,
 }
 type Schemas = typeof schemas
 export type EventName = keyof Schemas

@@ -202,6 +202,18 @@ export interface Project {
 
 export const projectStateSchema = z.object({projectId: z.string().optional(), id: z.string()}).loose()
 
+/** Something about the engine itself that needs the user: its data folder's disk nearly full ("low-space"). */
+export const engineAlertSchema = z.object({
+  kind: z.string(),
+  message: z.string(),
+  path: z.string().optional(),
+  freeBytes: z.number(),
+  totalBytes: z.number(),
+  since: z.string(),
+}).loose()
+export type EngineAlert = z.infer<typeof engineAlertSchema>
+export const engineAlertsSchema = z.array(engineAlertSchema)
+
 export const engineStatusSchema = z.object({
   state: z.string(),
   url: z.string().optional(),
@@ -312,4 +324,6 @@ export interface EngineStatus {
   pid: number
   dataDir: string
   message?: string
+  /** Newer engines: what about the engine itself needs the user (pushed again as engine:alerts). */
+  alerts?: EngineAlert[] | null
 }

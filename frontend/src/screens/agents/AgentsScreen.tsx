@@ -7,6 +7,7 @@ import {useUI} from '../../state/ui'
 import {AgentDetail} from '../detail/AgentDetail'
 import {Bell} from '../feed/FeedPanel'
 import {PauseBanner} from '../projects/PauseProject'
+import {LowSpaceAlert} from '../engine/LowSpaceAlert'
 import {AgentList, shownFor} from './AgentList'
 import {ProjectSummary} from './ProjectSummary'
 import {useListKeys} from './useListKeys'
@@ -65,6 +66,7 @@ export function AgentsScreen({project}: {project: Project}) {
         <button type="button" className="icon" onClick={() => open({kind: 'settings'})} aria-label="Project settings" title="Project settings">⚙</button>
       </header>
       <PauseBanner project={project}/>
+      <LowSpaceAlert/>
       {agents.length > 0 && (
         <div className="toolbar">
           <input type="search" data-search="agents" placeholder="Filter agents  /" aria-label="Filter agents"

@@ -7,6 +7,7 @@ import {keys, useProjects, useSandboxSupport, useSettings} from '../../state/que
 import {useUI} from '../../state/ui'
 import {DailyBudgetField} from './DailyBudgetField'
 import {BoxLimitsFields} from './BoxLimitsFields'
+import {LogRotationFields} from './LogRotationFields'
 
 /** What of the sandbox this machine enforces, in a line (for every project). */
 function SandboxSupportLine() {
@@ -89,6 +90,7 @@ export function SettingsDialog() {
           {s.dailyBudgetUsd !== undefined && (
             <DailyBudgetField value={s.dailyBudgetUsd} onChange={(usd) => setS({...s, dailyBudgetUsd: usd})}/>
           )}
+          <LogRotationFields s={s} onChange={setS}/>
           <label className="check">
             <input type="checkbox" name="notifyNative" checked={s.notifyNative} onChange={(e) => setS({...s, notifyNative: e.target.checked})}/>
             Desktop notifications when an agent fails, hangs or reaches its resume limit <span className="muted">(default: on)</span>
