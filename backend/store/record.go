@@ -120,7 +120,7 @@ type Record struct {
 	// that way it stays acknowledged; it needs the user again when it
 	// changes, and the acknowledgment ends with the loop.
 	AckLoop string `json:"ackLoop,omitempty"`
-	LogPath        string     `json:"logPath"`
+	LogPath string `json:"logPath"`
 
 	// Activity is what a running agent is doing, as the engine sees it now.
 	// It is computed, never stored: a record on disk has none.
