@@ -134,6 +134,8 @@ type env struct {
 	stdout, stderr io.Writer
 	json           bool
 	reveal         bool // --show-secrets: environment values as they are
+	wide           bool // --wide: tables with every column, whole
+	cols           int  // the width tables fit (0: the terminal's, see termWidth)
 	client         *api.Client
 }
 
