@@ -451,7 +451,7 @@ func (e *Engine) raiseDaily(p *project, a *agent, action string, limit float64) 
 
 // budgetAnswered records the user's answer. a.mu is held.
 func (e *Engine) budgetAnswered(a *agent, action string, limit float64) {
-	data := map[string]any{"action": action}
+	data := map[string]any{"action": action, "budget": a.rec.BudgetPause}
 	if action == AnswerRaise {
 		data["limit"] = limit
 	}

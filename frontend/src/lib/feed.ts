@@ -3,6 +3,7 @@
 // what is unread (kept on this machine: the last time the feed was seen).
 import type {EngineEvent} from '../api'
 import {parseTime} from './time'
+import {money} from './usage'
 
 export type Level = 'error' | 'warning' | 'success' | 'info'
 
@@ -156,8 +157,10 @@ export function describe(e: EngineEvent, projectId: string, index: number): Feed
         reason: e.reason || undefined}
     case 'budget:answer': {
       const action = str(d.action)
-      const title = action === 'raise' ? `budget raised${num(d.limit) ? ` to ${num(d.limit)}` : ' (no limit)'}`
-        : action === 'once' ? 'resumed once past its budget' : 'stopped at its budget'
+      const limit = num(d.limit)
+      const amount = limit === undefined ? '' : str(d.budget) === 'turns' ? `${limit} turns` : money(limit)
+      const title = action === 'raise' ? (limit ? `budget raised to ${amount}` : 'budget raised (no limit)')
+        : action === 'remove' ? 'budget limit removed' : action === 'once' ? 'resumed once past its budget' : 'stopped at its budget'
       return {...base, level: 'info', title, byUser: true}
     }
     case 'budget:daily-lifted':

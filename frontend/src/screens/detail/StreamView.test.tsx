@@ -25,7 +25,7 @@ describe('stream-json', () => {
     expect(result).toHaveTextContent('✔ Finished')
     expect(result).toHaveTextContent('4 turns')
     expect(result).toHaveTextContent('1 min 05 s')
-    expect(result).toHaveTextContent('$0.1234')
+    expect(result).toHaveTextContent('$0.123')
     expect(result).toHaveTextContent('session abc-123')
     expect(result).toHaveTextContent('All tests pass.')
   })
