@@ -421,7 +421,7 @@ func TestBudgetSubCentRaise(t *testing.T) {
 	if r := h.get("tiny"); r.MaxBudgetUsd != 0.0004 {
 		t.Fatalf("limit %v after the raise", r.MaxBudgetUsd)
 	}
-	if ev := h.events(); !strings.Contains(ev, `"action":"raise","limit":0.0004`) {
+	if ev := h.events(); !strings.Contains(ev, `"action":"raise","budget":"run","limit":0.0004`) {
 		t.Fatalf("the raise is not in the events:\n%s", ev)
 	}
 }
