@@ -85,7 +85,7 @@ export const AgentRow = memo(function AgentRow({agent: a, now, selected, cursor,
   const usage = statsTitle(a)
   const cls = [selected && 'selected', cursor && 'cursor'].filter(Boolean).join(' ') || undefined
   return (
-    <tr data-agent={a.id} className={cls} aria-selected={selected} onClick={() => onSelect(a.id)}>
+    <tr data-agent={a.id} data-tip-head={a.name || a.id} className={cls} aria-selected={selected} onClick={() => onSelect(a.id)}>
       <td className="c-agent" title={`${a.name ? `${a.name} (${a.id})` : a.id}\n${joinArgs([a.command, ...withBudgetFlags(a, a.args ?? [])])}`}>
         <span className="agent-cell">
           <span className="agent-name">{a.name || a.id}</span>
