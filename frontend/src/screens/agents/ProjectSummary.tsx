@@ -22,13 +22,13 @@ export function ProjectSummary({project, agents, attention, costs}: Props) {
   return (
     <span className="summary" data-summary>
       <span className={project.paused ? 'load paused' : 'load'} data-load
-        title={project.maxRunning ? `At most ${project.maxRunning} agents run at once; more starts wait in the queue (project settings)` : 'No limit on agents running at once (project settings)'}>
+        title={`${loadText(project)}\n` + (project.maxRunning ? `At most ${project.maxRunning} agents run at once; more starts wait in the queue (project settings)` : 'No limit on agents running at once (project settings)')}>
         {loadText(project)}
       </span>
       {attention > 0 && <span className="attn" data-attention={attention} title="Agents in “Needs you”: waiting for you, failed, crash-looping, interrupted, silent or unable to start (Acknowledge clears one)">{attentionText(attention)}</span>}
       {(costs || today > 0 || !!project.dailyBudgetUsd) && (
         <span className={project.budgetHeld ? 'cost-today over' : 'cost-today'} data-cost-today={today.toFixed(4)}
-          title={`What this project's agents reported their runs cost today (local time)${total != null ? `; ${exactMoney(total)} in all` : ''}${
+          title={`${dailyText(project, today)}\nWhat this project's agents reported their runs cost today (local time)${total != null ? `; ${exactMoney(total)} in all` : ''}${
             project.budgetHeld ? '. The daily budget is reached: its agents are paused and starts wait until it is raised (settings) or the day ends.' : ''}`}>
           {dailyText(project, today)}
         </span>

@@ -74,9 +74,9 @@ export function AgentDetail({agent, onClose}: {agent: Agent; onClose: () => void
     <section className="detail" aria-label={`Agent ${agent.id}`}>
       <header className="detail-head">
         <h2 title={agent.name ? `${agent.name} (${agent.id})` : agent.id}>
-          {agent.name || agent.id}{agent.name && <span className="agent-id">{agent.id}</span>}
+          <span className="detail-name">{agent.name || agent.id}</span>{agent.name && <span className="agent-id">{agent.id}</span>}
         </h2>
-        <StatusBadge agent={agent} withDetail={!startError}/>
+        <StatusBadge agent={agent} withDetail={!startError} title/>
         {agent.sandbox && (
           <span className="sandboxed" title={grantsTitle(agent.sandbox)}><LockIcon/> sandboxed</span>
         )}
