@@ -66,8 +66,9 @@ build_app() {
 
 # source_fingerprint prints a hash of what the binaries are built from: the
 # contents of every source file (tracked, or new and not ignored) — not the
-# tests, docs, scripts or benchmarks — and the Go and Wails versions. Content,
-# not times: a checkout that rewrites a file unchanged changes nothing.
+# tests, docs, scripts or benchmarks, nor the bindings wails build generates
+# from the Go code (frontend/wailsjs) — and the Go and Wails versions.
+# Content, not times: a checkout that rewrites a file unchanged changes nothing.
 source_fingerprint() {
 	(
 		cd "$ROOT"
@@ -76,10 +77,10 @@ source_fingerprint() {
 			wails_version
 			if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 				git ls-files -co --exclude-standard -z -- . ':!:*.md' ':!:scripts' ':!:bench' ':!:.ci' \
-					':!:frontend/e2e' ':!:*_test.go' ':!:*.test.ts' ':!:*.test.tsx' ':!:**/testdata/**'
+					':!:frontend/e2e' ':!:frontend/wailsjs' ':!:*_test.go' ':!:*.test.ts' ':!:*.test.tsx' ':!:**/testdata/**'
 			else
 				find app backend frontend build main.go display.go display_bindings.go go.mod go.sum wails.json \
-					\( -name node_modules -o -name dist -o -name bin -o -name e2e -o -name testdata \) -prune -o \
+					\( -name node_modules -o -name dist -o -name bin -o -name e2e -o -name wailsjs -o -name testdata \) -prune -o \
 					-type f ! -name '*_test.go' ! -name '*.test.ts' ! -name '*.test.tsx' ! -name '*.md' -print0 2>/dev/null
 			fi | sort -z | xargs -0 sha256sum 2>/dev/null
 		} | sha256sum | cut -d' ' -f1

@@ -27,6 +27,7 @@ import {usageTests} from './usage.mjs'
 import {budgetTests} from './budget.mjs'
 import {worktreeTests} from './worktree.mjs'
 import {attentionTests} from './attention.mjs'
+import {newcomerTests} from './newcomer.mjs'
 
 const project = mkdtempSync(join(tmpdir(), 'shepherd-e2e-project-'))
 const many = mkdtempSync(join(tmpdir(), 'shepherd-e2e-many-'))
@@ -303,3 +304,5 @@ budgetTests()
 worktreeTests()
 
 attentionTests()
+
+newcomerTests()
