@@ -1,6 +1,8 @@
 import {useEffect, useMemo, useState} from 'react'
 import {LIVE, type Agent} from '../../api'
 import {useMedia} from '../../components/useMedia'
+import {spendText} from '../../lib/budget'
+import {money} from '../../lib/usage'
 import {costOf, GROUP_LABELS, type Group, type GroupRows, type Sort, type SortKey} from '../../lib/groups'
 import {AgentRow} from './AgentRow'
 
@@ -83,9 +85,13 @@ export function AgentList({groups, selectedId, cursorId, onSelect, sort, onSort,
   const ids = columnsFor(show, narrow).join(' ')
   const cols = useMemo(() => new Set(ids.split(' ') as ColumnId[]), [ids])
   const columns = COLUMNS.filter((c) => cols.has(c.id))
+  // The cost column is as wide as its widest amount needs ("$0.0003 / $0.0002" keeps its digits).
+  const costChars = useMemo(() => Math.max(0, ...groups.flatMap((g) => g.agents).map((a) => (spendText(a) || money(costOf(a))).length)),
+    [groups])
+  const colStyle = (id: ColumnId) => (id === 'cost' && costChars > 7 ? {width: `calc(${costChars * 0.5}rem + 1rem)`} : undefined)
   return (
     <table className={groups.some((g) => g.agents.some((a) => a.maxBudgetUsd)) ? 'agents budgets' : 'agents'} aria-label="Agents">
-      <colgroup>{columns.map((c) => <col key={c.id} className={`col-${c.id}`}/>)}</colgroup>
+      <colgroup>{columns.map((c) => <col key={c.id} className={`col-${c.id}`} style={colStyle(c.id)}/>)}</colgroup>
       <thead>
         <tr>
           {columns.map((c) => {

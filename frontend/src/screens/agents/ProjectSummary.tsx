@@ -30,7 +30,10 @@ export function ProjectSummary({project, agents, attention, costs}: Props) {
         <span className={project.budgetHeld ? 'cost-today over' : 'cost-today'} data-cost-today={today.toFixed(4)}
           title={`${dailyText(project, today)}\nWhat this project's agents reported their runs cost today (local time)${total != null ? `; ${exactMoney(total)} in all` : ''}${
             project.budgetHeld ? '. The daily budget is reached: its agents are paused and starts wait until it is raised (settings) or the day ends.' : ''}`}>
-          {dailyText(project, today)}
+          {project.budgetHeld && project.dailyBudgetUsd
+            // The words stay whole; the dollars give way first in a narrow header (whole on hover).
+            ? <><span className="held">daily budget reached</span><span className="amounts">{dailyText(project, today).replace(/^daily budget reached/, '')}</span></>
+            : dailyText(project, today)}
         </span>
       )}
     </span>
