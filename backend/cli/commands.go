@@ -273,7 +273,7 @@ func cmdList(e *env, pos []string) error {
 		return err
 	}
 	if len(recs) == 0 {
-		fmt.Fprintf(e.stdout, "No agents in project %s.\n", e.projectNames().of(id))
+		fmt.Fprintf(e.stdout, "No agents in project %s.\n", e.projectText(id))
 		return nil
 	}
 	// The cost column only when some agent reports a cost.
@@ -1267,6 +1267,20 @@ func (e *env) projectNames() projectNameMap {
 		}
 	}
 	return m
+}
+
+// projectText names a project for a sentence: its name and, as two may share
+// a name, its folder ("twin (/src/twin)"); its id when it is not known.
+func (e *env) projectText(id string) string {
+	var ps []store.Project
+	if _, err := e.call(http.MethodGet, "/v1/projects", nil, &ps); err == nil {
+		for _, p := range ps {
+			if p.ID == id && p.Name != "" {
+				return p.Name + " (" + p.Path + ")"
+			}
+		}
+	}
+	return id
 }
 
 // liveText is a project's live agents and its cap: "3", "2/2".

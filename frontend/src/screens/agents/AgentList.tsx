@@ -88,7 +88,7 @@ export function AgentList({groups, selectedId, cursorId, onSelect, sort, onSort,
   // The cost column is as wide as its widest amount needs ("$0.0003 / $0.0002" keeps its digits).
   const costChars = useMemo(() => Math.max(0, ...groups.flatMap((g) => g.agents).map((a) => (spendText(a) || money(costOf(a))).length)),
     [groups])
-  const colStyle = (id: ColumnId) => (id === 'cost' && costChars > 7 ? {width: `calc(${costChars * 0.5}rem + 1rem)`} : undefined)
+  const colStyle = (id: ColumnId) => (id === 'cost' && costChars > 6 ? {width: `calc(${costChars * 0.6}rem + 1rem)`} : undefined)
   return (
     <table className={groups.some((g) => g.agents.some((a) => a.maxBudgetUsd)) ? 'agents budgets' : 'agents'} aria-label="Agents">
       <colgroup>{columns.map((c) => <col key={c.id} className={`col-${c.id}`} style={colStyle(c.id)}/>)}</colgroup>
