@@ -217,5 +217,8 @@ describe('columnsFor', () => {
     expect(columnsFor({cost: true, stats: true}, true)).toEqual(['agent', 'status', 'activity', 'runtime', 'runs', 'cost', 'cpu', 'mem', 'actions'])
     expect(columnsFor({cost: false, stats: false}, true)).toEqual(['agent', 'status', 'activity', 'runtime', 'when', 'runs', 'actions'])
     expect(columnsFor({cost: false, stats: true}, false)).toContain('when')
+    // A wide cost column ("$0.0003 / $0.0002") takes Last run's room in a narrow window, not the names'.
+    expect(columnsFor({cost: true, stats: false}, true, true)).not.toContain('when')
+    expect(columnsFor({cost: true, stats: false}, false, true)).toContain('when')
   })
 })
