@@ -47,6 +47,9 @@ func (n *nativeNotifier) Notify(msg notify.Notification) {
 	if title == "" {
 		title = "Shepherd"
 	}
+	if msg.ProjectName != "" {
+		title += " · " + msg.ProjectName // which project, by its name
+	}
 	if err := n.send(title, msg.Message); err != nil {
 		n.once.Do(func() {
 			l := n.log()

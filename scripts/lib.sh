@@ -64,6 +64,52 @@ build_app() {
 	build_engine "$(dirname "$(app_bin)")"
 }
 
+# source_fingerprint prints a hash of what the binaries are built from: the
+# contents of every source file (tracked, or new and not ignored) — not the
+# tests, docs, scripts or benchmarks, nor the bindings wails build generates
+# from the Go code (frontend/wailsjs) — and the Go and Wails versions.
+# Content, not times: a checkout that rewrites a file unchanged changes nothing.
+source_fingerprint() {
+	(
+		cd "$ROOT"
+		{
+			go version
+			wails_version
+			if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+				git ls-files -co --exclude-standard -z -- . ':!:*.md' ':!:scripts' ':!:bench' ':!:.ci' \
+					':!:frontend/e2e' ':!:frontend/wailsjs' ':!:*_test.go' ':!:*.test.ts' ':!:*.test.tsx' ':!:**/testdata/**'
+			else
+				find app backend frontend build main.go display.go display_bindings.go go.mod go.sum wails.json \
+					\( -name node_modules -o -name dist -o -name bin -o -name e2e -o -name wailsjs -o -name testdata \) -prune -o \
+					-type f ! -name '*_test.go' ! -name '*.test.ts' ! -name '*.test.tsx' ! -name '*.md' -print0 2>/dev/null
+			fi | sort -z | xargs -0 sha256sum 2>/dev/null
+		} | sha256sum | cut -d' ' -f1
+	)
+}
+
+# build_stamp is where the fingerprint of the last build is kept.
+build_stamp() { printf '%s\n' "$ROOT/build/bin/.source-fingerprint"; }
+
+# build_app_if_changed builds the app only when its sources changed since the
+# last build (or a binary is missing): a relaunch then starts in a moment
+# instead of rebuilding for a minute. The fingerprint is taken before the
+# build, so a file edited while it runs is built next time.
+build_app_if_changed() {
+	local want stamp dir
+	stamp="$(build_stamp)"
+	dir="$(dirname "$(app_bin)")"
+	want="$(source_fingerprint)"
+	if [[ -x "$(app_bin)" && -x "$dir/shepherd-shim" && -x "$dir/shepherd-engine" && -s "$stamp" &&
+		"$(cat "$stamp")" == "$want" ]]; then
+		log "build/bin is up to date with the sources: not rebuilding (scripts/run.sh --rebuild forces it)"
+		return 0
+	fi
+	rm -f "$stamp"
+	build_app
+	mkdir -p "$(dirname "$stamp")"
+	printf '%s\n' "$want" >"$stamp"
+}
+
 # build_shim DIR builds the shim helper into DIR.
 build_shim() {
 	(cd "$ROOT" && CGO_ENABLED=0 go build -o "$1/shepherd-shim" ./backend/shim/cmd/shepherd-shim)

@@ -1,12 +1,26 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds Shepherd and runs it until the window is
+# Installs what is missing, builds Shepherd when its sources changed since the
+# last build (--rebuild: whatever changed), and runs it until the window is
 # closed or Ctrl-C. Without a display the app runs under a virtual one (Xvfb),
 # where the command line and the HTTP API still work.
+#
+#   scripts/run.sh [--rebuild]
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
+rebuild=false
+for arg in "$@"; do
+	case "$arg" in
+	--rebuild) rebuild=true ;;
+	*) die "unknown option: $arg (usage: scripts/run.sh [--rebuild])" ;;
+	esac
+done
+
 "$ROOT/scripts/setup.sh"
-build_app
+if $rebuild; then
+	rm -f "$(build_stamp)"
+fi
+build_app_if_changed
 
 bin="$(app_bin)"
 if [[ "$(uname -s)" == Darwin || -n "${DISPLAY:-}" || -n "${WAYLAND_DISPLAY:-}" ]]; then

@@ -85,7 +85,8 @@ type PauseInput struct {
 }
 
 // BudgetInput is the body of POST …/budget: the user's answer to a budget
-// pause — raise (the limit reached, to Limit; 0 removes it), once or stop.
+// pause — raise (the limit reached, to Limit, above what was reached),
+// remove (that limit), once or stop.
 type BudgetInput struct {
 	Action string  `json:"action"`
 	Limit  float64 `json:"limit,omitempty"`

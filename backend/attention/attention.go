@@ -30,6 +30,12 @@ func Reason(r *store.Record, now time.Time) string {
 // Acknowledgeable reports whether there is something to acknowledge.
 func Acknowledgeable(r *store.Record, now time.Time) bool { return reason(r, now) != "" }
 
+// InCrashLoop: a keep-alive agent the user wants running that has crashed
+// CrashLoop times in a row or more.
+func InCrashLoop(r *store.Record) bool {
+	return r.RestartFailureCount >= CrashLoop && r.Desired == lifecycle.DesiredRunning && r.KeepAlive
+}
+
 func reason(r *store.Record, now time.Time) string {
 	live := r.Status.Live()
 	if act := r.Activity; act != nil && act.State == store.ActivityWaiting && act.NeedsYou && r.Status == lifecycle.Running {
@@ -45,7 +51,7 @@ func reason(r *store.Record, now time.Time) string {
 	if r.Stale && r.Status == lifecycle.Running {
 		return "silent, left running"
 	}
-	if r.RestartFailureCount >= CrashLoop && r.Desired == lifecycle.DesiredRunning && r.KeepAlive {
+	if InCrashLoop(r) {
 		s := fmt.Sprintf("crash loop: %d crashes in a row", r.RestartFailureCount)
 		if r.NextRestartAt != nil && !live {
 			if d := r.NextRestartAt.Sub(now); d > 0 {

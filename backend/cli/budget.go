@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"shepherd/backend/api"
+	"shepherd/backend/money"
 	"shepherd/backend/store"
 	"shepherd/backend/supervisor"
 )
@@ -47,7 +48,8 @@ func parseUsd(s string) (float64, error) {
 	return v, nil
 }
 
-func dollars(v float64) string { return "$" + strconv.FormatFloat(v, 'f', 2, 64) }
+// dollars is an amount with the digits it needs: "$5.00", "$0.0002".
+func dollars(v float64) string { return money.Format(v) }
 
 // budgetText says an agent's per-run limits in plain words.
 func budgetText(r *store.Record) string {
@@ -98,7 +100,7 @@ func setupBudget(fs *flag.FlagSet) runFunc {
 			}
 			fmt.Fprintf(e.stdout, "Budget of %s: %s\n", cur.ID, budgetText(&cur))
 			if cur.BudgetPause != "" && cur.Status == "paused" {
-				fmt.Fprintf(e.stdout, "Paused: %s\nAnswer: shepherd budget %s %s raise N|once|stop\n", cur.PauseNote, pos[0], pos[1])
+				fmt.Fprintf(e.stdout, "Paused: %s\nAnswer: shepherd budget %s %s raise N|remove|once|stop\n", cur.PauseNote, pos[0], pos[1])
 			}
 			return nil
 		}
@@ -118,25 +120,28 @@ func setupBudget(fs *flag.FlagSet) runFunc {
 	}
 }
 
-// answerBudget posts raise N, once or stop.
+// answerBudget posts raise N, remove, once or stop.
 func answerBudget(e *env, id string, pos []string) error {
 	in := api.BudgetInput{Action: pos[2]}
 	switch in.Action {
 	case supervisor.AnswerRaise:
 		if len(pos) != 4 {
-			return usagef("budget raise: give the new limit (dollars, turns for a turns limit; 0: none)")
+			return usagef("budget raise: give the new limit, above what was reached (dollars, or turns for a turns limit); `remove` removes it")
 		}
 		v, err := parseUsd(pos[3])
 		if err != nil {
 			return usagef("budget raise %s: %v", pos[3], err)
 		}
+		if v == 0 {
+			return usagef("budget raise 0 is no raise: to run without the limit, answer remove")
+		}
 		in.Limit = v
-	case supervisor.AnswerOnce, supervisor.AnswerStop:
+	case supervisor.AnswerRemove, supervisor.AnswerOnce, supervisor.AnswerStop:
 		if len(pos) != 3 {
 			return usagef("budget %s takes no value", in.Action)
 		}
 	default:
-		return usagef("budget: answer raise N, once or stop, not %q", in.Action)
+		return usagef("budget: answer raise N, remove, once or stop, not %q", in.Action)
 	}
 	var r store.Record
 	if human, err := e.fetch(http.MethodPost, agentURL(id, pos[1], "budget"), in, &r); !human {
@@ -147,6 +152,8 @@ func answerBudget(e *env, id string, pos []string) error {
 		fmt.Fprintf(e.stdout, "Stopped %s (%s).\n", r.ID, r.Status)
 	case supervisor.AnswerOnce:
 		fmt.Fprintf(e.stdout, "Resumed %s once past its budget (%s).\n", r.ID, r.Status)
+	case supervisor.AnswerRemove:
+		fmt.Fprintf(e.stdout, "Limit removed; %s is %s. Budget: %s\n", r.ID, r.Status, budgetText(&r))
 	default:
 		fmt.Fprintf(e.stdout, "Raised; %s is %s. Budget: %s\n", r.ID, r.Status, budgetText(&r))
 	}

@@ -25,7 +25,7 @@ func TestBudgetCLI(t *testing.T) {
 	}
 	out := ok(t, "budget", "b", "x")
 	for _, want := range []string{"$1.00 and 30 turns per run", "last run 2 turns, $1.50",
-		"Paused: budget: $1.00 per run reached ($1.50)", "shepherd budget b x raise N|once|stop"} {
+		"Paused: budget: $1.00 per run reached ($1.50)", "shepherd budget b x raise N|remove|once|stop"} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("budget lacks %q:\n%s", want, out)
 		}
@@ -34,8 +34,11 @@ func TestBudgetCLI(t *testing.T) {
 		!strings.Contains(out, "--max-budget-usd 1 --max-turns 30") {
 		t.Fatalf("get lacks the budget:\n%s", out)
 	}
-	fails(t, 1, "is not above the limit reached ($1.00)", "budget", "b", "x", "raise", "0.5")
-	fails(t, 2, "answer raise N, once or stop", "budget", "b", "x", "later")
+	fails(t, 1, "is not above the limit reached ($1.50)", "budget", "b", "x", "raise", "0.5")
+	fails(t, 1, "is not above the limit reached ($1.50)", "budget", "b", "x", "raise", "1.5")
+	fails(t, 2, "answer remove", "budget", "b", "x", "raise", "0")
+	fails(t, 2, "answer raise N, remove, once or stop", "budget", "b", "x", "later")
+	fails(t, 2, "budget remove takes no value", "budget", "b", "x", "remove", "3")
 	fails(t, 2, "budget raise: give the new limit", "budget", "b", "x", "raise")
 	if out := ok(t, "budget", "b", "y", "stop"); !strings.Contains(out, "Stopped y (stopped)") {
 		t.Fatalf("stop: %q", out)
@@ -52,6 +55,15 @@ func TestBudgetCLI(t *testing.T) {
 	}
 	if r := record(t, "b", "x"); r.MaxBudgetUsd != 2 {
 		t.Fatalf("x after raise: %v", r.MaxBudgetUsd)
+	}
+	// x's next run reaches its budget again ($1.50 of $2? the stand-in says
+	// it reached it): removing the limit is its own answer.
+	waitStatus(t, "b", "x", "paused")
+	if out := ok(t, "budget", "b", "x", "remove"); !strings.Contains(out, "Limit removed; x is") {
+		t.Fatalf("remove: %q", out)
+	}
+	if r := record(t, "b", "x"); r.MaxBudgetUsd != 0 || r.MaxTurns != 30 {
+		t.Fatalf("x after remove: %v %d", r.MaxBudgetUsd, r.MaxTurns)
 	}
 	if out := ok(t, "settings", "b", "--dailyBudgetUsd", "20"); !strings.Contains(strings.Join(strings.Fields(out), " "), "dailyBudgetUsd 20") {
 		t.Fatalf("settings:\n%s", out)

@@ -155,6 +155,8 @@ type env struct {
 	json           bool
 	reveal         bool // --show-secrets: environment values as they are
 	raw            bool // --raw: agent text's control sequences as they are, even on a terminal
+	wide           bool // --wide: tables with every column, whole
+	cols           int  // the width tables fit (0: the terminal's, see termWidth)
 	// term is stdout itself, for the CLI's own control sequences (the live
 	// dashboard's redraw); stdout escapes agent text on a terminal.
 	term   io.Writer

@@ -232,7 +232,7 @@ func TestProjectArguments(t *testing.T) {
 	for _, arg := range []string{pa.ID, a, a + "/", link} {
 		var recs []store.Record
 		okJSON(t, &recs, "ls", arg)
-		if out := ok(t, "ls", arg); !strings.Contains(out, "No agents in project "+pa.ID) {
+		if out := ok(t, "ls", arg); !strings.Contains(out, "No agents in project twin ("+pa.Path+")") {
 			t.Errorf("ls %s: %q", arg, out)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"shepherd/backend/api"
+	"shepherd/backend/money"
 	"shepherd/backend/presets"
 	"shepherd/backend/sandbox"
 	"shepherd/backend/store"
@@ -30,7 +32,7 @@ func init() {
 			minPos: 1, maxPos: 1, setup: setupAddProject},
 		{name: "select", args: "P", summary: "load a project: check every agent against reality and print what was found",
 			minPos: 1, maxPos: 1, run: cmdSelect},
-		{name: "ls", args: "P", summary: "list a project's agents", minPos: 1, maxPos: 1, run: cmdList},
+		{name: "ls", args: "P [--wide]", summary: "list a project's agents, in the terminal's width (--wide: every column, whole)", minPos: 1, maxPos: 1, setup: setupList},
 		{name: "get", args: "P A", summary: "show one agent's record", minPos: 2, maxPos: 2, run: cmdGet},
 		{name: "create", args: "P A [flags] -- CMD [ARGS…]  |  P A --preset claude|codex [--prompt TEXT] [--model M] [-- OPTIONS…]", summary: "create an agent (not started)",
 			minPos: 2, maxPos: 2, rest: true, restOptional: true, setup: setupCreate},
@@ -61,13 +63,13 @@ func init() {
 			minPos: 1, maxPos: 2, setup: setupPause},
 		{name: "unpause", args: "P [A]", summary: "resume a paused project (its paused agents go through the queue) or one paused agent",
 			minPos: 1, maxPos: 2, run: cmdUnpause},
-		{name: "budget", args: "P A [raise N|once|stop] [--usd N] [--turns N]", summary: "show or set an agent's budget, or answer a budget pause",
+		{name: "budget", args: "P A [raise N|remove|once|stop] [--usd N] [--turns N]", summary: "show or set an agent's budget, or answer a budget pause: raise the limit reached above what was reached, remove it, resume once past it, or stop",
 			minPos: 2, maxPos: 4, setup: setupBudget},
 		{name: "mcp", args: "[install [--print]]", summary: "the MCP server on stdio, for coding agents to run and watch their processes through Shepherd; install adds it to Claude Code's .mcp.json here",
 			maxPos: 1, setup: setupMCP},
 		{name: "quit", summary: "ask the running engine (window or serve) to quit; agents keep running unless the stop-on-quit preference is on",
 			maxPos: 0, run: cmdQuit},
-		{name: "ps", args: "[P A] [--once]", summary: "the dashboard: every agent of every loaded project with its CPU and memory, live (q quits; --json or --once: one sample), or one agent",
+		{name: "ps", args: "[P A] [--once] [--wide]", summary: "the dashboard: every agent of every loaded project with its CPU and memory, live (q quits; --json or --once: one sample; --wide: every column, log paths too), or one agent",
 			maxPos: 2, setup: setupPs},
 		{name: "status", summary: "check that the engine answers", maxPos: 0, run: cmdStatus},
 		{name: "serve", args: "[--listen ADDR | --socket]", summary: "run the engine without a window, until Ctrl-C", maxPos: 0, setup: setupServe},
@@ -210,7 +212,7 @@ func cmdSelect(e *env, pos, _ []string) error {
 	if human, err := e.fetch(http.MethodPost, projectURL(id, "select"), nil, &sum); !human {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "Project %s selected: %d agent(s)", sum.ProjectID, sum.Total)
+	fmt.Fprintf(e.stdout, "Project %s selected: %d agent(s)", e.projectNames().of(sum.ProjectID), sum.Total)
 	keys := make([]string, 0, len(sum.Counts))
 	for k := range sum.Counts {
 		keys = append(keys, k)
@@ -244,7 +246,28 @@ func cmdSelect(e *env, pos, _ []string) error {
 
 // --- agents
 
-func cmdList(e *env, pos, _ []string) error {
+func setupList(fs *flag.FlagSet) runFunc {
+	wide := fs.Bool("wide", false, "every column, whole, however wide the terminal")
+	return func(e *env, pos, _ []string) error {
+		e.wide = *wide
+		return cmdList(e, pos)
+	}
+}
+
+// lsColumns are `ls`'s columns; drop orders the least useful first.
+var lsColumns = []column{
+	{head: "ID"},
+	{head: "STATUS", min: 12},
+	{head: "ACTIVITY", drop: 7, min: 10},
+	{head: "PID", drop: 2},
+	{head: "EXIT", drop: 3},
+	{head: "REASON", drop: 6, min: 10},
+	{head: "STARTED", drop: 4},
+	{head: "COST", drop: 5},
+	{head: "COMMAND", drop: 1, min: 16},
+}
+
+func cmdList(e *env, pos []string) error {
 	id, err := e.resolveProject(pos[0])
 	if err != nil {
 		return err
@@ -254,7 +277,7 @@ func cmdList(e *env, pos, _ []string) error {
 		return err
 	}
 	if len(recs) == 0 {
-		fmt.Fprintf(e.stdout, "No agents in project %s.\n", id)
+		fmt.Fprintf(e.stdout, "No agents in project %s.\n", e.projectText(id))
 		return nil
 	}
 	// The cost column only when some agent reports a cost.
@@ -262,21 +285,48 @@ func cmdList(e *env, pos, _ []string) error {
 	for _, r := range recs {
 		withCost = withCost || r.Totals != nil && r.Totals.CostUSD != nil
 	}
-	tw := e.table()
-	head := "ID\tSTATUS\tACTIVITY\tPID\tEXIT\tREASON\tSTARTED"
-	if withCost {
-		head += "\tCOST"
+	cols := lsColumns
+	if !withCost {
+		cols = slices.DeleteFunc(slices.Clone(cols), func(c column) bool { return c.head == "COST" })
 	}
-	fmt.Fprintln(tw, head+"\tCOMMAND")
+	now := time.Now()
+	rows := make([][]string, 0, len(recs))
 	for _, r := range recs {
-		row := fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s\t%s", r.ID, statusText(r), dash(activityText(r.Activity, time.Now())), pidText(r.PID),
-			exitText(r.ExitCode, r.Signal), dash(string(r.ExitReason)), timeText(r.StartedAt))
+		row := []string{r.ID, statusText(r), dash(activityText(r.Activity, now)), pidText(r.PID),
+			exitText(r.ExitCode, r.Signal), dash(string(r.ExitReason)), e.startedText(r.StartedAt, now)}
 		if withCost {
-			row += "\t" + costText(r.Totals)
+			row = append(row, costText(r.Totals))
 		}
-		fmt.Fprintf(tw, "%s\t%s\n", row, commandText(r.Command, r.Args))
+		rows = append(rows, append(row, commandText(r.Command, r.Args)))
 	}
-	return tw.Flush()
+	return fitTable(e.stdout, cols, rows, e.width(), e.wide)
+}
+
+// width is what tables fit: the terminal's (80 when not a terminal).
+func (e *env) width() int {
+	if e.cols > 0 {
+		return e.cols
+	}
+	return termWidth(e.stdout)
+}
+
+// startedText is when a run started: "15:04:05" today, "Jan 2 15:04"
+// before, the whole date and time with --wide.
+func (e *env) startedText(t *time.Time, now time.Time) string {
+	if t == nil || t.IsZero() {
+		return "-"
+	}
+	if e.wide {
+		return timeText(t)
+	}
+	l, n := t.Local(), now.Local()
+	if y, m, d := l.Date(); y == n.Year() && m == n.Month() && d == n.Day() {
+		return l.Format("15:04:05")
+	}
+	if l.Year() == n.Year() {
+		return l.Format("Jan 2 15:04")
+	}
+	return l.Format("2006-01-02")
 }
 
 func cmdGet(e *env, pos, _ []string) error {
@@ -858,7 +908,9 @@ func cmdStopAll(e *env, pos, _ []string) error {
 
 func setupPs(fs *flag.FlagSet) runFunc {
 	once := fs.Bool("once", false, "print one sample and quit (as when the output is not a terminal)")
+	wide := fs.Bool("wide", false, "every column, whole (the log paths too), however wide the terminal")
 	return func(e *env, pos, tail []string) error {
+		e.wide = *wide
 		if len(pos) == 0 && !*once && !e.json && isTerminal(e.stdout) {
 			return e.livePs()
 		}
@@ -888,21 +940,45 @@ func cmdPs(e *env, pos, _ []string) error {
 	return e.psTable(recs)
 }
 
-// psTable prints the dashboard's table.
+// psColumns are the dashboard's columns; drop orders the least useful
+// first. The log path is for --wide (and `get`): it is as wide as a
+// terminal by itself.
+var psColumns = []column{
+	{head: "PROJECT", drop: 7, min: 8},
+	{head: "ID"},
+	{head: "STATUS", min: 12},
+	{head: "ACTIVITY", drop: 6, min: 10},
+	{head: "CPU"},
+	{head: "MEM", drop: 8},
+	{head: "PID", drop: 2},
+	{head: "EXIT", drop: 3},
+	{head: "REASON", drop: 5, min: 10},
+	{head: "STARTED", drop: 4},
+	{head: "LOG", drop: 1, keepEnd: true},
+}
+
+// psTable prints the dashboard's table, in the terminal's width.
 func (e *env) psTable(recs []*store.Record) error {
 	if len(recs) == 0 {
 		fmt.Fprintln(e.stdout, "No agents in the loaded projects.")
 		return nil
 	}
 	names := e.projectNames()
-	tw := e.table()
-	fmt.Fprintln(tw, "PROJECT\tID\tSTATUS\tACTIVITY\tCPU\tMEM\tPID\tEXIT\tREASON\tSTARTED\tLOG")
-	for _, r := range recs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", names.of(r.ProjectID), r.ID, statusText(r),
-			dash(activityText(r.Activity, time.Now())), cpuText(r.Stats), memText(r.Stats), pidText(r.PID),
-			exitText(r.ExitCode, r.Signal), dash(string(r.ExitReason)), timeText(r.StartedAt), r.LogPath)
+	cols := psColumns
+	if !e.wide {
+		cols = cols[:len(cols)-1] // no LOG
 	}
-	return tw.Flush()
+	now := time.Now()
+	rows := make([][]string, 0, len(recs))
+	for _, r := range recs {
+		row := []string{names.of(r.ProjectID), r.ID, statusText(r), dash(activityText(r.Activity, now)), cpuText(r.Stats),
+			memText(r.Stats), pidText(r.PID), exitText(r.ExitCode, r.Signal), dash(string(r.ExitReason)), e.startedText(r.StartedAt, now)}
+		if e.wide {
+			row = append(row, r.LogPath)
+		}
+		rows = append(rows, row)
+	}
+	return fitTable(e.stdout, cols, rows, e.width(), e.wide)
 }
 
 // costText is a cost in dollars ("-" when the CLI reports none).
@@ -910,7 +986,7 @@ func costText(f *store.RunFigures) string {
 	if f == nil || f.CostUSD == nil {
 		return "-"
 	}
-	return fmt.Sprintf("$%.4f", *f.CostUSD)
+	return money.Format(*f.CostUSD)
 }
 
 // countText is a count of tokens: 950, 12.3k, 1.2M.
@@ -1046,6 +1122,7 @@ func (e *env) streamEvents(pos []string) error {
 	if err != nil {
 		return err
 	}
+	names := e.projectNames()
 	err = c.Stream(e.ctx, q, 0, func(ev api.StreamEvent) error {
 		if ev.Name == "hello" {
 			fmt.Fprintln(e.stderr, "Following the engine's events (Ctrl-C to stop)…")
@@ -1056,7 +1133,12 @@ func (e *env) streamEvents(pos []string) error {
 			_, err := fmt.Fprintf(e.stdout, "%s\n", b)
 			return err
 		}
-		_, err := fmt.Fprintln(e.stdout, describeEvent(ev))
+		_, err := fmt.Fprintln(e.stdout, describeEvent(ev, func(id string) string {
+			if _, ok := names[id]; !ok && id != "" {
+				names = e.projectNames() // a project added since
+			}
+			return names.of(id)
+		}))
 		return err
 	})
 	if e.ctx.Err() != nil {
@@ -1070,7 +1152,7 @@ func (e *env) streamEvents(pos []string) error {
 
 // describeEvent is one line a person reads: the time, the event and what it
 // says.
-func describeEvent(ev api.StreamEvent) string {
+func describeEvent(ev api.StreamEvent, project func(id string) string) string {
 	now := time.Now().Format("15:04:05")
 	var d struct {
 		ProjectID string   `json:"projectId"`
@@ -1084,21 +1166,22 @@ func describeEvent(ev api.StreamEvent) string {
 		Lines     []string `json:"lines"`
 	}
 	_ = json.Unmarshal(ev.Data, &d)
+	p := project(d.ProjectID) // by its name
 	switch ev.Name {
 	case "agent:state":
-		s := fmt.Sprintf("%s  %-14s %s/%s  %s", now, ev.Name, d.ProjectID, d.ID, d.Status)
+		s := fmt.Sprintf("%s  %-14s %s/%s  %s", now, ev.Name, p, d.ID, d.Status)
 		if d.Reason != "" {
 			s += " (" + d.Reason + ")"
 		}
 		return s
 	case "agent:removed":
-		return fmt.Sprintf("%s  %-14s %s/%s", now, ev.Name, d.ProjectID, d.AgentID)
+		return fmt.Sprintf("%s  %-14s %s/%s", now, ev.Name, p, d.AgentID)
 	case "notify":
-		return fmt.Sprintf("%s  %-14s %s/%s  %s: %s", now, ev.Name, d.ProjectID, d.AgentID, d.Title, d.Message)
+		return fmt.Sprintf("%s  %-14s %s/%s  %s: %s", now, ev.Name, p, d.AgentID, d.Title, d.Message)
 	case "project:synced":
-		return fmt.Sprintf("%s  %-14s %s  %d agents checked", now, ev.Name, d.ProjectID, d.Total)
+		return fmt.Sprintf("%s  %-14s %s  %d agents checked", now, ev.Name, p, d.Total)
 	case "agent:log":
-		return fmt.Sprintf("%s  %-14s %s/%s  %d lines", now, ev.Name, d.ProjectID, d.AgentID, len(d.Lines))
+		return fmt.Sprintf("%s  %-14s %s/%s  %d lines", now, ev.Name, p, d.AgentID, len(d.Lines))
 	}
 	return fmt.Sprintf("%s  %-14s %s", now, ev.Name, ev.Data)
 }
@@ -1211,6 +1294,20 @@ func (e *env) projectNames() projectNameMap {
 		}
 	}
 	return m
+}
+
+// projectText names a project for a sentence: its name and, as two may share
+// a name, its folder ("twin (/src/twin)"); its id when it is not known.
+func (e *env) projectText(id string) string {
+	var ps []store.Project
+	if _, err := e.call(http.MethodGet, "/v1/projects", nil, &ps); err == nil {
+		for _, p := range ps {
+			if p.ID == id && p.Name != "" {
+				return p.Name + " (" + p.Path + ")"
+			}
+		}
+	}
+	return id
 }
 
 // liveText is a project's live agents and its cap: "3", "2/2".

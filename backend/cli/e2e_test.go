@@ -85,7 +85,7 @@ func TestEndToEnd(t *testing.T) {
 	fails(t, 1, "does not exist", "add-project", filepath.Join(dir, "missing"))
 
 	// POST /v1/projects/{project}/select — by name, id and path alike.
-	if out := ok(t, "select", "demo"); !strings.Contains(out, "Project "+pid+" selected: 0 agent(s)") {
+	if out := ok(t, "select", "demo"); !strings.Contains(out, "Project demo selected: 0 agent(s)") {
 		t.Errorf("select: %q", out)
 	}
 	var sum supervisor.SyncSummary
@@ -182,8 +182,8 @@ func TestEndToEnd(t *testing.T) {
 		t.Errorf("bad: exit %v, want 3", r.ExitCode)
 	}
 
-	// GET …/agents: the table and the JSON.
-	out = ok(t, "ls", "demo")
+	// GET …/agents: the table (--wide: every column, whole) and the JSON.
+	out = ok(t, "ls", "demo", "--wide")
 	if !regexp.MustCompile(`(?m)^ID\s+STATUS\s+ACTIVITY\s+PID\s+EXIT\s+REASON\s+STARTED\s+COMMAND$`).MatchString(out) ||
 		!regexp.MustCompile(`(?m)^bad\s+failed\s+-\s+\d+\s+3\s+failed\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s+sh -c 'echo oops >&2; exit 3'$`).MatchString(out) ||
 		!regexp.MustCompile(`(?m)^sleeper\s+running\s+(working|silent \d+ s)\s+\d+\s+-\s+-\s+`).MatchString(out) ||
@@ -251,7 +251,7 @@ func TestEndToEnd(t *testing.T) {
 	}
 
 	// GET /v1/engine/processes and /v1/engine/processes/{project}/{agent}
-	out = ok(t, "ps")
+	out = ok(t, "ps", "--wide")
 	if !regexp.MustCompile(`(?m)^PROJECT\s+ID\s+STATUS\s+ACTIVITY\s+CPU\s+MEM\s+PID\s+EXIT\s+REASON\s+STARTED\s+LOG$`).MatchString(out) ||
 		!regexp.MustCompile(`(?m)^demo\s+sleeper\s+running\s+\S+\s+\d+%\s+\d+ MiB\s`).MatchString(out) || !strings.Contains(out, r.LogPath) {
 		t.Errorf("ps:\n%s", out)

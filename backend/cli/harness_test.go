@@ -90,6 +90,7 @@ func isolate(t *testing.T) paths.Paths {
 	t.Setenv("XDG_RUNTIME_DIR", filepath.Join(root, "run"))
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(root, "config"))
 	t.Setenv(ShimEnv, shimPath)
+	t.Setenv("COLUMNS", "") // tables fit 80 columns, whatever runs the tests
 	p := paths.Default()
 	t.Cleanup(func() { killLeftovers(t, p) })
 	return p

@@ -48,6 +48,7 @@ func (e *env) livePs() error {
 			return err
 		}
 		sub := *e
+		sub.cols = e.width() // the terminal's, read at each frame (it may be resized)
 		sub.stdout = &out
 		if err := sub.psTable(recs); err != nil {
 			return err

@@ -35,9 +35,11 @@ type Notification struct {
 	Kind      string `json:"kind"`
 	Title     string `json:"title"`
 	ProjectID string `json:"projectId,omitempty"`
-	AgentID   string `json:"agentId,omitempty"`
-	Message   string `json:"message"`
-	MessageJA string `json:"messageJa,omitempty"`
+	// ProjectName is the project's name, for the words (never its id).
+	ProjectName string `json:"projectName,omitempty"`
+	AgentID     string `json:"agentId,omitempty"`
+	Message     string `json:"message"`
+	MessageJA   string `json:"messageJa,omitempty"`
 	// Native says whether the project's settings want an OS notification
 	// for it (toasts are shown either way).
 	Native bool `json:"native"`

@@ -118,7 +118,13 @@ type Record struct {
 	// them (a failure, silence): it leaves Needs you until it needs the user
 	// again (the next failure clears it).
 	AcknowledgedAt *time.Time `json:"acknowledgedAt,omitempty"`
-	LogPath        string     `json:"logPath"`
+	// AckLoop is the crash loop an acknowledgment covers: how its runs end
+	// ("failed/1/", from ExitReason, ExitCode and Signal; "?" until the
+	// first end after the acknowledgment). While the loop goes on ending
+	// that way it stays acknowledged; it needs the user again when it
+	// changes, and the acknowledgment ends with the loop.
+	AckLoop string `json:"ackLoop,omitempty"`
+	LogPath string `json:"logPath"`
 
 	// Activity is what a running agent is doing, as the engine sees it now.
 	// It is computed, never stored: a record on disk has none.

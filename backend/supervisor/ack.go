@@ -29,7 +29,15 @@ func (e *Engine) AckAgent(projectID, agentID string) (*store.Record, error) {
 	}
 	why := attention.Reason(snap, now)
 	now = now.UTC()
-	if err := e.update(a, func(r *store.Record) { r.AcknowledgedAt = &now }); err != nil {
+	loop := ""
+	if attention.InCrashLoop(snap) {
+		// The loop stays acknowledged while it goes on the same way.
+		loop = ackLoopUnknown
+		if !a.rec.Status.Live() && a.rec.ExitReason != "" {
+			loop = loopEnd(a.rec)
+		}
+	}
+	if err := e.update(a, func(r *store.Record) { r.AcknowledgedAt, r.AckLoop = &now, loop }); err != nil {
 		return nil, err
 	}
 	e.appendEvent(projectID, store.Event{Time: now, Event: "attention:acknowledged", AgentID: agentID, Reason: why})

@@ -10,6 +10,7 @@ import (
 
 	"shepherd/backend/lifecycle"
 	"shepherd/backend/loganalysis"
+	"shepherd/backend/money"
 	"shepherd/backend/notify"
 	"shepherd/backend/shim"
 	"shepherd/backend/store"
@@ -49,9 +50,10 @@ const (
 
 // The answers to a budget pause.
 const (
-	AnswerRaise = "raise"
-	AnswerOnce  = "once"
-	AnswerStop  = "stop"
+	AnswerRaise  = "raise"
+	AnswerRemove = "remove" // remove the limit that was reached (the only way to have none)
+	AnswerOnce   = "once"
+	AnswerStop   = "stop"
 )
 
 // maxUsd bounds a budget, so a typo does not pass as "no limit".
@@ -78,8 +80,9 @@ func validateBudgets(spec *AgentSpec) error {
 	return checkTurns(fmt.Sprintf("agent '%s': maxTurns", spec.ID), spec.MaxTurns)
 }
 
-// usd formats dollars as the notes and messages show them.
-func usd(v float64) string { return "$" + strconv.FormatFloat(v, 'f', 2, 64) }
+// usd formats dollars as the notes and messages show them, with the
+// precision they need ($0.0002, not $0.00).
+func usd(v float64) string { return money.Format(v) }
 
 // BudgetArgs is what a run of r is given on top of args: Claude Code's own
 // --max-budget-usd and --max-turns for a claude-stream-json agent with
@@ -243,7 +246,7 @@ func (e *Engine) budgetNotice(projectID, agentID, note string) {
 	msg := fmt.Sprintf("Agent %s paused: %s. Raise the limit, resume once, or stop.", agentID, note)
 	title := "Budget reached"
 	if agentID == "" {
-		msg = fmt.Sprintf("Project %s paused: %s. Raise it in the project's settings or wait for tomorrow.", projectID, note)
+		msg = fmt.Sprintf("Project %s paused: %s. Raise it in the project's settings or wait for tomorrow.", e.projectName(projectID), note)
 		title = "Daily budget reached"
 	}
 	e.notify(notify.Notification{Level: notify.Warning, Kind: notify.KindBudget, Title: title,
@@ -315,9 +318,12 @@ func (e *Engine) resumeDaily(p *project) {
 }
 
 // AnswerBudget is the user's answer to a budget pause: raise the limit that
-// was reached to limit (0: no limit) and resume, resume once past the limit,
-// or stop. Raising a daily budget changes the project's settings and
-// resumes every agent it paused.
+// was reached to limit and resume, remove that limit and resume, resume once
+// past the limit, or stop. A raise is always above what was reached (the
+// limit and what the run or the day reached past it): never 0, which is no
+// raise — removing a limit is an answer of its own. Raising or removing a
+// daily budget changes the project's settings and resumes every agent it
+// paused.
 func (e *Engine) AnswerBudget(ctx context.Context, projectID, agentID, action string, limit float64) (*store.Record, error) {
 	p, a, err := e.agent(projectID, agentID)
 	if err != nil {
@@ -349,37 +355,42 @@ func (e *Engine) AnswerBudget(ctx context.Context, projectID, agentID, action st
 		}
 		e.budgetAnswered(a, action, 0)
 		return e.snapshot(a), e.unpauseLocked(a)
-	case AnswerRaise:
+	case AnswerRaise, AnswerRemove:
 	default:
 		a.mu.Unlock()
-		return nil, newErr(ErrValidation, "budget answer %q: use raise, once or stop", action)
+		return nil, newErr(ErrValidation, "budget answer %q: use raise, remove, once or stop", action)
+	}
+	if action == AnswerRemove {
+		limit = 0
 	}
 	switch kind {
 	case BudgetDaily:
 		a.mu.Unlock()
-		return e.raiseDaily(p, a, limit)
+		return e.raiseDaily(p, a, action, limit)
 	case BudgetTurns:
 		defer a.mu.Unlock()
-		n := int(limit)
-		if float64(n) != limit {
-			return nil, newErr(ErrValidation, "raise maxTurns of '%s': %v is not a whole number of turns", agentID, limit)
+		if action == AnswerRaise {
+			reached := a.rec.MaxTurns
+			if lr := a.rec.LastResult; lr != nil {
+				reached = max(reached, lr.Turns)
+			}
+			if err := checkRaiseTurns(agentID, limit, reached); err != nil {
+				return nil, err
+			}
 		}
-		if err := checkTurns("maxTurns", n); err != nil {
-			return nil, err
-		}
-		if n != 0 && n <= a.rec.MaxTurns {
-			return nil, newErr(ErrValidation, "raise maxTurns of '%s': %d is not above the limit reached (%d); 0 removes it", agentID, n, a.rec.MaxTurns)
-		}
-		if err := e.update(a, func(r *store.Record) { r.MaxTurns = n }); err != nil {
+		if err := e.update(a, func(r *store.Record) { r.MaxTurns = int(limit) }); err != nil {
 			return nil, err
 		}
 	default:
 		defer a.mu.Unlock()
-		if err := checkUsd("maxBudgetUsd", limit); err != nil {
-			return nil, err
-		}
-		if limit != 0 && limit <= a.rec.MaxBudgetUsd {
-			return nil, newErr(ErrValidation, "raise maxBudgetUsd of '%s': %s is not above the limit reached (%s); 0 removes it", agentID, usd(limit), usd(a.rec.MaxBudgetUsd))
+		if action == AnswerRaise {
+			reached := a.rec.MaxBudgetUsd
+			if lr := a.rec.LastResult; lr != nil && lr.CostUSD != nil {
+				reached = max(reached, *lr.CostUSD)
+			}
+			if err := checkRaiseUsd(fmt.Sprintf("raise maxBudgetUsd of '%s'", agentID), limit, reached, "the limit reached"); err != nil {
+				return nil, err
+			}
 		}
 		if err := e.update(a, func(r *store.Record) { r.MaxBudgetUsd = limit }); err != nil {
 			return nil, err
@@ -389,18 +400,44 @@ func (e *Engine) AnswerBudget(ctx context.Context, projectID, agentID, action st
 	return e.snapshot(a), e.unpauseLocked(a)
 }
 
-// raiseDaily raises a project's daily budget above what today cost; the
-// agents it paused resume.
-func (e *Engine) raiseDaily(p *project, a *agent, limit float64) (*store.Record, error) {
-	if err := checkUsd("dailyBudgetUsd", limit); err != nil {
-		return nil, err
+// checkRaiseUsd: a raise is an amount of dollars above what was reached.
+func checkRaiseUsd(what string, limit, reached float64, reachedWords string) error {
+	if err := checkUsd(what, limit); err != nil {
+		return err
 	}
+	if limit <= reached {
+		return newErr(ErrValidation, "%s: %s is not above %s (%s); answer remove to have no limit", what, usd(limit), reachedWords, usd(reached))
+	}
+	return nil
+}
+
+// checkRaiseTurns: a raise is a whole number of turns above what was reached.
+func checkRaiseTurns(agentID string, limit float64, reached int) error {
+	n := int(limit)
+	if float64(n) != limit {
+		return newErr(ErrValidation, "raise maxTurns of '%s': %v is not a whole number of turns", agentID, limit)
+	}
+	if err := checkTurns("maxTurns", n); err != nil {
+		return err
+	}
+	if n <= reached {
+		return newErr(ErrValidation, "raise maxTurns of '%s': %d is not above the limit reached (%d); answer remove to have no limit", agentID, n, reached)
+	}
+	return nil
+}
+
+// raiseDaily raises a project's daily budget above what today cost, or
+// removes it; the agents it paused resume.
+func (e *Engine) raiseDaily(p *project, a *agent, action string, limit float64) (*store.Record, error) {
 	p.mu.Lock()
 	s := p.settings
 	spent := p.costTodayLocked(e.clock.Now())
 	p.mu.Unlock()
-	if limit != 0 && limit <= spent {
-		return nil, newErr(ErrValidation, "raise the daily budget of project '%s': %s is not above today's cost (%s); 0 removes it", p.info.ID, usd(limit), usd(spent))
+	if action == AnswerRaise {
+		if err := checkRaiseUsd(fmt.Sprintf("raise the daily budget of project '%s'", e.projectName(p.info.ID)), limit,
+			max(spent, s.DailyBudgetUsd), "today's cost"); err != nil {
+			return nil, err
+		}
 	}
 	s.DailyBudgetUsd = limit
 	if _, err := e.PutSettings(p.info.ID, s); err != nil {
@@ -408,13 +445,13 @@ func (e *Engine) raiseDaily(p *project, a *agent, limit float64) (*store.Record,
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	e.budgetAnswered(a, AnswerRaise, limit)
+	e.budgetAnswered(a, action, limit)
 	return e.snapshot(a), nil
 }
 
 // budgetAnswered records the user's answer. a.mu is held.
 func (e *Engine) budgetAnswered(a *agent, action string, limit float64) {
-	data := map[string]any{"action": action}
+	data := map[string]any{"action": action, "budget": a.rec.BudgetPause}
 	if action == AnswerRaise {
 		data["limit"] = limit
 	}

@@ -87,9 +87,13 @@ func TestBudgetPerRunPausesAndRaise(t *testing.T) {
 	}
 
 	_, err := h.answer("spender", AnswerRaise, 4)
-	wantKind(t, err, ErrValidation, "not above the limit reached ($5.00)")
+	wantKind(t, err, ErrValidation, "not above the limit reached ($5.12)")
+	_, err = h.answer("spender", AnswerRaise, 5.12) // what the run reached, not above it
+	wantKind(t, err, ErrValidation, "not above the limit reached ($5.12)")
+	_, err = h.answer("spender", AnswerRaise, 0) // no raise: removing is an answer of its own
+	wantKind(t, err, ErrValidation, "answer remove to have no limit")
 	_, err = h.answer("spender", "later", 0)
-	wantKind(t, err, ErrValidation, "use raise, once or stop")
+	wantKind(t, err, ErrValidation, "use raise, remove, once or stop")
 	if _, err := h.answer("spender", AnswerRaise, 10); err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +169,7 @@ func TestBudgetStopAndRestart(t *testing.T) {
 	if r.Status != lifecycle.Paused || r.BudgetPause != BudgetRun || !strings.Contains(r.PauseNote, "$1.00 per run reached ($2.00)") {
 		t.Fatalf("after the restart: %s %q %q", r.Status, r.BudgetPause, r.PauseNote)
 	}
-	if _, err := h.answer("b", AnswerRaise, 0); err != nil { // 0: no limit
+	if _, err := h.answer("b", AnswerRemove, 0); err != nil { // the limit removed, by that answer only
 		t.Fatal(err)
 	}
 	r = h.waitStatusPolling("b", lifecycle.Completed)
@@ -214,6 +218,8 @@ func TestDailyBudgetPausesAllUntilTomorrow(t *testing.T) {
 	}
 	_, err := h.answer("tool", AnswerRaise, 1.2)
 	wantKind(t, err, ErrValidation, "not above today's cost ($1.50)")
+	_, err = h.answer("tool", AnswerRaise, 0)
+	wantKind(t, err, ErrValidation, "answer remove to have no limit")
 	h.settle()
 	if n := h.rec.notes(notify.KindBudget); len(n) != 1 || n[0].AgentID != "" {
 		t.Fatalf("notifications %+v, want one for the project", n)
@@ -386,4 +392,36 @@ func TestBudgetReachedWhileAway(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.waitStatusPolling("away", lifecycle.Completed)
+}
+
+// A raise is always above what was reached, at any scale: a sub-cent limit
+// is raised in sub-cents (never rounded to $0.00, never taken as "none"),
+// and shown with the digits it needs.
+func TestBudgetSubCentRaise(t *testing.T) {
+	h := newClaudeHarness(t)
+	h.budgeted("tiny", "success", 0.0002, 0, map[string]string{"FAKE_CLAUDE_COST": "0.0003"})
+	r := h.waitStatusPolling("tiny", lifecycle.Paused)
+	if r.PauseNote != "budget: $0.0002 per run reached ($0.0003)" {
+		t.Fatalf("note %q", r.PauseNote)
+	}
+	for _, bad := range []float64{0, 0.0002, 0.0003} {
+		_, err := h.answer("tiny", AnswerRaise, bad)
+		wantKind(t, err, ErrValidation, "not above the limit reached ($0.0003)")
+	}
+	if r := h.get("tiny"); r.MaxBudgetUsd != 0.0002 || r.Status != lifecycle.Paused {
+		t.Fatalf("a refused raise changed the agent: %v %s", r.MaxBudgetUsd, r.Status)
+	}
+	if _, err := h.answer("tiny", AnswerRaise, 0.0004); err != nil {
+		t.Fatal(err)
+	}
+	h.waitStatusPolling("tiny", lifecycle.Completed)
+	if got := flagValue(h.invocations()[1].Args, "--max-budget-usd"); got != "0.0004" {
+		t.Fatalf("the resumed run's --max-budget-usd %q, want 0.0004", got)
+	}
+	if r := h.get("tiny"); r.MaxBudgetUsd != 0.0004 {
+		t.Fatalf("limit %v after the raise", r.MaxBudgetUsd)
+	}
+	if ev := h.events(); !strings.Contains(ev, `"action":"raise","budget":"run","limit":0.0004`) {
+		t.Fatalf("the raise is not in the events:\n%s", ev)
+	}
 }

@@ -358,6 +358,9 @@ func (e *Engine) emit(event string, data any) {
 // notify pushes a notification to the UI (toast) and the Notifier (native),
 // and logs it.
 func (e *Engine) notify(n notify.Notification) {
+	if n.ProjectID != "" && n.ProjectName == "" {
+		n.ProjectName = e.projectName(n.ProjectID)
+	}
 	e.log.Info().Str("project", n.ProjectID).Str("agent", n.AgentID).Str("kind", n.Kind).Str("level", n.Level).
 		Msg(n.Message)
 	e.toasts.Notify(n)
@@ -372,4 +375,15 @@ func (e *Engine) deliver(n notify.Notification) {
 		// agent's lock is held, and never past Close.
 		e.transient(func() { e.cfg.Notifier.Notify(n) })
 	}
+}
+
+// projectName is a project's name as the user gave it (its id when it has
+// none or is unknown): what messages call it.
+func (e *Engine) projectName(id string) string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if p := e.projects[id]; p != nil && p.info.Name != "" {
+		return p.info.Name
+	}
+	return id
 }

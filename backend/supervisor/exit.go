@@ -136,7 +136,8 @@ func (e *Engine) onExit(a *agent, rn *run, st *shim.ExitStatus) {
 	e.endRun(a, rn)
 	s := e.settingsOf(a.rec.ProjectID)
 	switch {
-	case o.status == lifecycle.Failed && rn.forced == nil:
+	case o.status == lifecycle.Failed && rn.forced == nil && a.rec.AcknowledgedAt == nil:
+		// (A crash of a loop the user acknowledged stays quiet.)
 		e.notifyFailed(a, s)
 	case o.status == lifecycle.Completed && s.NotifyCompletion:
 		e.notify(notify.Notification{Level: notify.Success, Kind: notify.KindCompleted, Title: "Agent completed",

@@ -58,8 +58,11 @@ func (e *Engine) scheduleRestart(a *agent) bool {
 	a.restartGen++
 	gen := a.restartGen
 	a.restartTimer = e.after(a.life, delay, func() { e.keepAliveRestart(a, gen) })
-	e.appendEvent(a.rec.ProjectID, store.Event{Time: now, Event: "keep-alive:scheduled", AgentID: a.rec.ID,
-		Data: map[string]any{"at": at, "failures": a.rec.RestartFailureCount}})
+	data := map[string]any{"at": at, "failures": a.rec.RestartFailureCount}
+	if a.rec.AckLoop != "" && a.rec.AcknowledgedAt != nil {
+		data["acknowledged"] = true
+	}
+	e.appendEvent(a.rec.ProjectID, store.Event{Time: now, Event: "keep-alive:scheduled", AgentID: a.rec.ID, Data: data})
 	return true
 }
 
@@ -105,7 +108,12 @@ func (e *Engine) armStable(a *agent, rn *run) {
 		a.mu.Lock()
 		defer a.mu.Unlock()
 		if a.run == rn && a.rec.Status == lifecycle.Running && a.rec.RestartFailureCount != 0 {
-			_ = e.update(a, func(r *store.Record) { r.RestartFailureCount = 0 })
+			_ = e.update(a, func(r *store.Record) {
+				r.RestartFailureCount = 0
+				if r.AckLoop != "" { // the loop the user acknowledged is over
+					r.AcknowledgedAt, r.AckLoop = nil, ""
+				}
+			})
 		}
 	})
 }

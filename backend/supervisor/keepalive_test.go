@@ -2,6 +2,8 @@ package supervisor
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -123,7 +125,9 @@ func TestKeepAliveStableRunResetsBackoff(t *testing.T) {
 func TestCrashLoopStormIsCalm(t *testing.T) {
 	clk := newFakeClock()
 	h := &claudeHarness{harness: newHarness(t, func(c *Config) { c.Clock = clk; c.NotifyWindow = time.Minute }), clk: clk}
-	h.create(AgentSpec{ID: "loop", Command: "/bin/sh", Args: []string{"-c", "exit 1"}, KeepAlive: true})
+	code := filepath.Join(t.TempDir(), "code")
+	os.WriteFile(code, []byte("1"), 0o600)
+	h.create(AgentSpec{ID: "loop", Command: "/bin/sh", Args: []string{"-c", `exit "$(cat "$0")"`, code}, KeepAlive: true})
 	h.start("loop")
 	for i := 0; i < 4; i++ { // crashes 1–4, restarts after 2+4+8+16 s
 		h.clk.Advance(h.waitNextRestart("loop", i))
@@ -141,16 +145,71 @@ func TestCrashLoopStormIsCalm(t *testing.T) {
 	if n := h.rec.notes(notify.KindFailed)[1]; n.Title != "loop failed 4 more times in 1 min" {
 		t.Fatalf("summary %+v", n)
 	}
-	// Acknowledged, the loop leaves Needs you; the next crash brings it back.
+	// Acknowledged, the loop leaves Needs you, and stays out of it while
+	// it goes on crashing the same way: no notification, no attention (the
+	// record still counts the crashes).
 	if _, err := h.e.AckAgent(h.project.ID, "loop"); err != nil {
 		t.Fatal(err)
 	}
 	if r := h.get("loop"); r.Attention != "" {
 		t.Fatalf("after ack: %q", r.Attention)
 	}
-	h.clk.Advance(time.Minute)
-	waitFor(t, "the next crash", 5*time.Second, func() bool { return h.get("loop").RestartFailureCount >= 6 })
+	notes := len(h.rec.notes(notify.KindFailed))
+	for i := 5; i < 8; i++ {
+		h.clk.Advance(h.waitNextRestart("loop", i-1))
+		h.waitNextRestart("loop", i)
+	}
+	h.clk.Advance(30 * time.Second) // a coalescing window ends; the next try is 60 s away
+	h.settle()
+	if r := h.get("loop"); r.Attention != "" || r.RestartFailureCount < 8 {
+		t.Fatalf("after three more crashes of the acknowledged loop: attention %q, failures %d", r.Attention, r.RestartFailureCount)
+	}
+	if n := len(h.rec.notes(notify.KindFailed)); n != notes {
+		t.Fatalf("%d failure notifications for the acknowledged loop", n-notes)
+	}
+	if !strings.Contains(h.events(), `"acknowledged":true`) {
+		t.Fatal("the quiet crashes are not marked acknowledged in the events")
+	}
+	// The loop changes (another exit code): it needs the user again.
+	os.WriteFile(code, []byte("3"), 0o600)
+	n := h.get("loop").RestartCount
+	h.clk.Advance(h.waitNextRestart("loop", n))
+	h.waitNextRestart("loop", n+1)
 	if r := h.get("loop"); !strings.HasPrefix(r.Attention, "crash loop") {
-		t.Fatalf("after the next crash: %q", r.Attention)
+		t.Fatalf("after the loop changed: %q %+v\n%s", r.Attention, r, h.events())
+	}
+}
+
+// An acknowledged crash loop's acknowledgment ends with the loop: once a
+// run stays up, the next failure needs the user.
+func TestAckedCrashLoopEndsWithTheLoop(t *testing.T) {
+	h := newClaudeHarness(t)
+	marker := h.project.Path + "/crash"
+	writeFile(t, marker)
+	h.create(AgentSpec{ID: "svc", Command: "/bin/sh", KeepAlive: true,
+		Args: []string{"-c", "while [ ! -e " + marker + " ]; do sleep 0.02; done; exit 1"}})
+	h.start("svc")
+	for i := 0; i < 4; i++ {
+		h.clk.Advance(h.waitNextRestart("svc", i))
+	}
+	d := h.waitNextRestart("svc", 4) // the fifth crash: a loop
+	if _, err := h.e.AckAgent(h.project.ID, "svc"); err != nil {
+		t.Fatal(err)
+	}
+	if r := h.get("svc"); r.AckLoop == "" || r.Attention != "" {
+		t.Fatalf("after ack: loop %q attention %q", r.AckLoop, r.Attention)
+	}
+	removeFile(marker)
+	h.clk.Advance(d)
+	waitFor(t, "running", 5*time.Second, func() bool { return h.get("svc").Status == lifecycle.Running })
+	h.clk.Advance(61 * time.Second)
+	waitFor(t, "the loop over", 5*time.Second, func() bool { return h.get("svc").RestartFailureCount == 0 })
+	if r := h.get("svc"); r.AckLoop != "" || r.AcknowledgedAt != nil {
+		t.Fatalf("the acknowledgment outlived the loop: %q %v", r.AckLoop, r.AcknowledgedAt)
+	}
+	writeFile(t, marker)
+	h.waitNextRestart("svc", 5)
+	if ev := h.events(); strings.Contains(ev, `"acknowledged":true`) {
+		t.Fatalf("a failure after the loop ended was taken as acknowledged:\n%s", ev)
 	}
 }

@@ -125,7 +125,7 @@ func (e *Engine) RemoveProject(ctx context.Context, projectID string, force bool
 	}
 	if live > 0 {
 		if !force {
-			return newErr(ErrProjectHasAgents, "Project '%s' has %d running agent(s). Stop them before removing it.", projectID, live)
+			return newErr(ErrProjectHasAgents, "Project '%s' has %d running agent(s). Stop them before removing it.", e.projectName(projectID), live)
 		}
 		if _, err := e.StopAll(ctx, projectID); err != nil {
 			return err

@@ -45,7 +45,16 @@ func (e *Engine) settingsOf(projectID string) Settings {
 }
 
 func (e *Engine) recoveryEvent(a *agent, found string, res loganalysis.Result, act recovery.Action) {
+	e.recoveryEventData(a, found, res, act, nil)
+}
+
+// recoveryEventData is recoveryEvent with more data (a stale agent's
+// silence).
+func (e *Engine) recoveryEventData(a *agent, found string, res loganalysis.Result, act recovery.Action, more map[string]any) {
 	data := map[string]any{"found": found, "verdict": res.Verdict, "action": act, "autoResumeCount": a.rec.AutoResumeCount}
+	for k, v := range more {
+		data[k] = v
+	}
 	if res.Line != "" {
 		data["line"] = res.Line
 	}
@@ -185,7 +194,15 @@ func (e *Engine) recoverStale(a *agent, rn *run, silent time.Duration, sampleCPU
 			act = recovery.Restart
 		}
 	}
-	e.recoveryEvent(a, "stale", res, act)
+	if act == recovery.NotifyStaleAlive && a.rec.Stale {
+		// Already flagged and still silent: the same finding, not a new
+		// one. Nothing is appended or notified until it changes (the agent
+		// writes again, or ends), so the feed holds one entry per finding
+		// and an acknowledged agent stays quiet.
+		a.mu.Unlock()
+		return
+	}
+	e.recoveryEventData(a, "stale", res, act, map[string]any{"silentSec": int(silent.Round(time.Second).Seconds())})
 	grace := secs(a.rec.GraceSec)
 	id := a.rec.ID
 	term := []proc.Step{{Signal: syscall.SIGTERM, Wait: grace}}
@@ -210,7 +227,7 @@ func (e *Engine) recoverStale(a *agent, rn *run, silent time.Duration, sampleCPU
 		// onStale=restart: kill the silent process and start it again with
 		// its own arguments, as keep-alive would.
 		rn.forced = &outcome{lifecycle.Interrupted, lifecycle.ReasonStale,
-			fmt.Sprintf("Silent for %s; killed to be restarted", silent.Round(time.Second))}
+			fmt.Sprintf("Silent for %s; killed to be restarted", silenceText(silent))}
 		a.mu.Unlock()
 		if !rn.p.Kill(e.ctx, nil) || !e.waitHandled(rn) {
 			return
@@ -223,7 +240,7 @@ func (e *Engine) recoverStale(a *agent, rn *run, silent time.Duration, sampleCPU
 			} else {
 				e.notify(notify.Notification{Level: notify.Warning, Kind: notify.KindStale, Title: "Silent agent restarted",
 					ProjectID: a.rec.ProjectID, AgentID: id, Native: s.NotifyNative,
-					Message: fmt.Sprintf("Agent %s was silent for %d min with no CPU use; it was restarted (onStale: restart)", id, int(silent.Minutes()))})
+					Message: fmt.Sprintf("Agent %s was silent for %s with no CPU use; it was restarted (onStale: restart)", id, silenceText(silent))})
 			}
 		}
 		a.mu.Unlock()
@@ -232,7 +249,7 @@ func (e *Engine) recoverStale(a *agent, rn *run, silent time.Duration, sampleCPU
 		// Kill the hung process, wait for its end to be recorded
 		// (interrupted/stale), then resume or give up.
 		rn.forced = &outcome{lifecycle.Interrupted, lifecycle.ReasonStale,
-			fmt.Sprintf("Silent for %s; killed", silent.Round(time.Second))}
+			fmt.Sprintf("Silent for %s; killed", silenceText(silent))}
 		// The resumed run takes the slot of the one it replaces: hold it, so
 		// the queue does not get it in between.
 		p := a.p
@@ -268,13 +285,10 @@ func (e *Engine) recoverStale(a *agent, rn *run, silent time.Duration, sampleCPU
 		a.mu.Unlock()
 		return
 	case recovery.NotifyStaleAlive:
-		if !a.rec.Stale {
-			mins := int(silent.Minutes())
-			_ = e.update(a, func(r *store.Record) { r.Stale, r.AcknowledgedAt = true, nil })
-			e.notify(notify.Notification{Level: notify.Warning, Kind: notify.KindStale, Title: "Agent silent",
-				ProjectID: a.rec.ProjectID, AgentID: id, Native: s.NotifyNative,
-				Message: staleMessage(id, mins, policy)})
-		}
+		_ = e.update(a, func(r *store.Record) { r.Stale, r.AcknowledgedAt = true, nil })
+		e.notify(notify.Notification{Level: notify.Warning, Kind: notify.KindStale, Title: "Agent silent",
+			ProjectID: a.rec.ProjectID, AgentID: id, Native: s.NotifyNative,
+			Message: staleMessage(id, silent, policy)})
 	}
 	a.mu.Unlock()
 }
@@ -296,9 +310,25 @@ func (e *Engine) waitHandled(rn *run) bool {
 }
 
 // staleMessage says what happened to a stale agent left running.
-func staleMessage(id string, mins int, policy string) string {
+func staleMessage(id string, silent time.Duration, policy string) string {
 	if policy == store.OnStaleFlag {
-		return fmt.Sprintf("Agent %s has been silent for %d min with no CPU use; it is left running (onStale: flag)", id, mins)
+		return fmt.Sprintf("Agent %s has been silent for %s with no CPU use; it is left running (onStale: flag)", id, silenceText(silent))
 	}
-	return fmt.Sprintf("Agent %s has been silent for %d min; it cannot be resumed, so it is left running", id, mins)
+	return fmt.Sprintf("Agent %s has been silent for %s; it cannot be resumed, so it is left running", id, silenceText(silent))
+}
+
+// silenceText is a silence in the unit of the limits it is measured
+// against: "30 s" under a minute (a 30 s threshold is not "0 min"), "6 min",
+// "2 h 5 min".
+func silenceText(d time.Duration) string {
+	d = d.Round(time.Second)
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%d s", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%d min", int(d.Minutes()))
+	case d%time.Hour < time.Minute:
+		return fmt.Sprintf("%d h", int(d.Hours()))
+	}
+	return fmt.Sprintf("%d h %d min", int(d.Hours()), int(d.Minutes())%60)
 }

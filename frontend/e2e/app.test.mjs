@@ -27,6 +27,7 @@ import {usageTests} from './usage.mjs'
 import {budgetTests} from './budget.mjs'
 import {worktreeTests} from './worktree.mjs'
 import {attentionTests} from './attention.mjs'
+import {newcomerTests} from './newcomer.mjs'
 
 const project = mkdtempSync(join(tmpdir(), 'shepherd-e2e-project-'))
 const many = mkdtempSync(join(tmpdir(), 'shepherd-e2e-many-'))
@@ -55,7 +56,15 @@ test('an invalid agent shows the engine’s message inline and is not saved', as
   await dialog.locator('[name="id"]').fill('nocmd')
   await dialog.getByRole('button', {name: 'Create agent'}).click()
   await dialog.getByText(/command is empty/).waitFor()
+  // Esc with an edit in the form asks first; Esc again keeps editing; Discard closes.
   await page.keyboard.press('Escape')
+  const ask = dialog.getByRole('alertdialog', {name: 'Discard your changes?'})
+  await ask.waitFor()
+  await page.keyboard.press('Escape')
+  await ask.waitFor({state: 'detached'})
+  assert.equal(await dialog.locator('[name="id"]').inputValue(), 'nocmd')
+  await page.mouse.click(5, 695) // outside the dialog
+  await ask.getByRole('button', {name: 'Discard'}).click()
   await dialog.waitFor({state: 'detached'})
   assert.equal(await row('nocmd').count(), 0)
 })
@@ -295,3 +304,5 @@ budgetTests()
 worktreeTests()
 
 attentionTests()
+
+newcomerTests()

@@ -84,6 +84,18 @@ export function attentionTests() {
     await row('loop').locator('.agent-name').click()
     await page.locator('section.detail [data-attention-line]', {hasText: /Needs you: crash loop/}).waitFor()
     await shots('crash-loop')
+    // Acknowledged, the loop stays out of Needs you while it goes on the same way, still counted in its row.
+    const before = (await api('GET', `/v1/projects/${project.id}/agents/loop`)).restartFailureCount
+    await api('POST', `/v1/projects/${project.id}/agents/loop/ack`)
+    await inGroup('attention', 'loop').waitFor({state: 'detached'})
+    for (let i = 0; i < 80; i++) { // the next crash: within its backoff (32 s, 60 s)
+      if ((await api('GET', `/v1/projects/${project.id}/agents/loop`)).restartFailureCount > before) break
+      await sleep(1000)
+    }
+    assert.ok((await api('GET', `/v1/projects/${project.id}/agents/loop`)).restartFailureCount > before, 'no crash after the acknowledgment')
+    await sleep(300)
+    assert.equal(await inGroup('attention', 'loop').count(), 0, 'the acknowledged loop came back to Needs you')
+    await row('loop').locator('[data-crash-loop="acknowledged"]', {hasText: /^crash loop ×\d+/}).waitFor()
     await api('POST', `/v1/projects/${project.id}/agents/loop/stop`)
     await waitStatus('loop', 'stopped')
     await page.locator('section.detail button[aria-label="Close detail"]').click()

@@ -39,7 +39,7 @@ export function budgetTests() {
     await row('spender').getByText('budget reached').waitFor()
     await row('spender').locator('[data-spend]', {hasText: '$1.37 / $1.00'}).waitFor()
     await row('cheap').locator('[data-spend]', {hasText: '$0.42 / $5.00'}).waitFor()
-    await today().getByText('$1.79 of $20 today').waitFor()
+    await today().getByText('$1.79 of $20.00 today').waitFor()
     const rec = await api('GET', `/v1/projects/${project.id}/agents/spender`)
     assert.equal(rec.pauseNote, 'budget: $1.00 per run reached ($1.37)')
     assert.equal(rec.budgetPause, 'run')
@@ -47,7 +47,8 @@ export function budgetTests() {
     await row('spender').click()
     const panel = page.getByRole('alert', {name: 'Budget reached'})
     await panel.getByText('budget: $1.00 per run reached ($1.37)').waitFor()
-    assert.equal(await panel.locator('[name="limit"]').inputValue(), '2')
+    // Double what the run reached ($1.37 past its $1.00), never less than it.
+    assert.equal(await panel.locator('[name="limit"]').inputValue(), '2.74')
     await shots('budget-reached')
 
     await panel.locator('[name="limit"]').fill('3')

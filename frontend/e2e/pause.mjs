@@ -133,7 +133,7 @@ export function pauseTests() {
     const took = Date.now() - started
     await waitStatus('hang', 'completed')
     const marker = await conv.locator('.run-marker', {hasText: /Run 2 · auto-resumed/}).textContent()
-    assert.match(marker, /after 2 s silent/)
+    assert.match(marker, /after [23] s silent/) // how long it was silent, as the engine measured it (past the 2 s threshold)
     await page.locator('button.bell').click()
     const feed = page.getByRole('complementary', {name: 'Activity'})
     await feed.locator('[data-feed-entry]', {hasText: 'auto-resumed'}).first().waitFor()

@@ -124,8 +124,8 @@ export function usageTests() {
       args: ['-c', 'x=$(head -c 30000000 /dev/zero | tr "\\0" a); sleep 600']})
     await api('POST', `/v1/projects/${project.id}/agents/holder/start`)
     await waitStatus('claude-cost', 'completed')
-    await row('claude-cost').locator('td.c-cost', {hasText: '$0.01'}).waitFor()
-    await page.locator('[data-summary] .cost-today', {hasText: '$0.01 today'}).waitFor()
+    await row('claude-cost').locator('td.c-cost', {hasText: '$0.0123'}).waitFor() // the precision it needs
+    await page.locator('[data-summary] .cost-today', {hasText: '$0.0123 today'}).waitFor()
     // The first sample gives memory, the second (2 s later) CPU.
     await row('busy-loop').locator('td.c-cpu', {hasText: /%/}).waitFor({timeout: 20_000})
     await row('holder').locator('td.c-mem', {hasText: /\d+[KMG]/}).waitFor()

@@ -6,6 +6,7 @@ import {keys, useEngineDown, useEngineEvents, useProjects} from './state/queries
 import {useUI, type Dialog} from './state/ui'
 import {OVERLAY_Z, useDialogOpen} from './components/Dialog'
 import {useNoSelectAll} from './components/useNoSelectAll'
+import {Tooltips} from './components/Tooltips'
 import {AgentFormDialog, RemoveAgentDialog, StopAllDialog} from './screens/agents/AgentDialogs'
 import {EngineBanner} from './screens/engine/Engine'
 import {useShowWhileClosed, WhileClosedDialog} from './screens/engine/WhileClosed'
@@ -86,6 +87,7 @@ export default function App() {
       <Dialogs dialog={dialog}/>
       {/* A toast never covers a dialog's buttons: while one is open, toasts show under its backdrop. */}
       <Toaster richColors closeButton position="bottom-right" theme="system" style={modal ? {zIndex: UNDER_DIALOGS} : undefined}/>
+      <Tooltips/>
     </div>
   )
 }

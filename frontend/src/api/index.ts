@@ -55,8 +55,8 @@ export const api = {
     unpause: (projectId: string, id: string) => Agents.Unpause(projectId, id) as Promise<Agent>,
     /** The user has seen what it needed of them: it leaves Needs you until it needs them again. Rejects when there is nothing to acknowledge. */
     ack: (projectId: string, id: string) => Agents.Ack(projectId, id) as Promise<Agent>,
-    /** Answers a budget pause: raise the limit reached to limit (0: none), resume once past it, or stop. */
-    answerBudget: (projectId: string, id: string, action: 'raise' | 'once' | 'stop', limit = 0) =>
+    /** The answer to a budget pause: raise (above what was reached), remove the limit, once, stop. */
+    answerBudget: (projectId: string, id: string, action: 'raise' | 'remove' | 'once' | 'stop', limit = 0) =>
       Agents.AnswerBudget(projectId, id, action, limit) as Promise<Agent>,
     /** The window shows this project: sample its agents' CPU and memory (a 15 s lease; call it again while shown). */
     watch: (projectId: string) => Agents.Watch(projectId),

@@ -158,6 +158,8 @@ export const notificationSchema = z.object({
   kind: z.string().optional(),
   title: z.string(),
   projectId: z.string().optional(),
+  /** The project's name, which the words use (never its id). */
+  projectName: z.string().optional(),
   agentId: z.string().optional(),
   message: z.string(),
   messageJa: z.string().optional(),

@@ -1,4 +1,4 @@
-import {useEffect, useRef, useSyncExternalStore, type ReactNode} from 'react'
+import {useCallback, useEffect, useRef, useState, useSyncExternalStore, type ReactNode} from 'react'
 
 /** The dialogs' backdrop is above everything else (the feed is at 20, menus at 30). */
 export const OVERLAY_Z = 40
@@ -24,35 +24,65 @@ interface Props {
   onClose: () => void
   children: ReactNode
   wide?: boolean
+  /**
+   * Ask before an edit is thrown away: once something was typed or ticked in
+   * the dialog's form, Esc, a click outside and × ask "Discard your
+   * changes?" first (its own Cancel button, an explicit choice, does not).
+   * On by default; a dialog with nothing to lose can turn it off.
+   */
+  guard?: boolean
 }
 
-/** A modal dialog: Esc or a click outside closes it; focus moves inside. */
-export function Dialog({title, onClose, children, wide}: Props) {
+/** A modal dialog: Esc or a click outside closes it (asking first if its form was edited); focus moves inside. */
+export function Dialog({title, onClose, children, wide, guard = true}: Props) {
   const ref = useRef<HTMLDivElement>(null)
+  const edited = useRef(false)
+  const [asking, setAsking] = useState(false)
+  const keep = useRef<HTMLButtonElement>(null)
+  const askFirst = useCallback(() => {
+    if (guard && edited.current) setAsking(true)
+    else onClose()
+  }, [guard, onClose])
   useEffect(() => {
     changed(1)
     return () => changed(-1)
   }, [])
   useEffect(() => {
+    const first = ref.current?.querySelector<HTMLElement>('input, select, textarea, button')
+    first?.focus()
+  }, [])
+  useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (e.key === 'Escape') {
         e.stopPropagation()
-        onClose()
+        if (asking) setAsking(false) // Esc again: keep editing
+        else askFirst()
       }
     }
     window.addEventListener('keydown', onKey)
-    const first = ref.current?.querySelector<HTMLElement>('input, select, textarea, button')
-    first?.focus()
     return () => window.removeEventListener('keydown', onKey)
-  }, [onClose])
+  }, [askFirst, asking])
+  useEffect(() => {
+    if (asking) keep.current?.focus()
+  }, [asking])
   return (
-    <div className="overlay" style={{zIndex: OVERLAY_Z}} onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
-      <div ref={ref} role="dialog" aria-modal="true" aria-label={title} className={wide ? 'dialog wide' : 'dialog'}>
+    <div className="overlay" style={{zIndex: OVERLAY_Z}} onMouseDown={(e) => e.target === e.currentTarget && askFirst()}>
+      <div ref={ref} role="dialog" aria-modal="true" aria-label={title} className={wide ? 'dialog wide' : 'dialog'}
+        onInput={(e) => {
+          if ((e.target as Element).closest?.('form')) edited.current = true
+        }}>
         <header className="dialog-head">
           <h2>{title}</h2>
-          <button type="button" className="icon" aria-label="Close" onClick={onClose}>×</button>
+          <button type="button" className="icon" aria-label="Close" onClick={askFirst}>×</button>
         </header>
         {children}
+        {asking && (
+          <div className="discard-ask" role="alertdialog" aria-label="Discard your changes?">
+            <span><strong>Discard your changes?</strong> What you typed here is not saved.</span>
+            <button ref={keep} type="button" onClick={() => setAsking(false)}>Keep editing</button>
+            <button type="button" className="danger" onClick={onClose}>Discard</button>
+          </div>
+        )}
       </div>
     </div>
   )

@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
 import {agent} from '../test/fixtures'
 import type {Project} from '../api'
-import {budgetFlags, budgetQuestion, budgetReached, dailyText, limitsText, spendText, suggestedRaise, withBudgetFlags} from './budget'
+import {budgetFlags, budgetQuestion, budgetReached, dailyText, limitsText, raiseProblem, reachedOf, spendText, suggestedRaise, withBudgetFlags} from './budget'
 import {statusView} from './status'
 import {attentionReason, groupOf} from './groups'
 
@@ -15,6 +15,8 @@ describe('budgets in words', () => {
     expect(limitsText({})).toBe('')
     expect(spendText(agent({maxBudgetUsd: 5, lastResult: {costUsd: 1.2}}))).toBe('$1.20 / $5.00')
     expect(spendText(agent({maxBudgetUsd: 5}))).toBe('$0.00 / $5.00')
+    expect(spendText(agent({maxBudgetUsd: 0.0002, lastResult: {costUsd: 0.0003}}))).toBe('$0.0003 / $0.0002')
+    expect(limitsText({maxBudgetUsd: 0.0002})).toBe('$0.0002 per run')
     expect(spendText(agent({lastResult: {costUsd: 1.2}}))).toBe('')
   })
 
@@ -37,12 +39,33 @@ describe('budgets in words', () => {
     expect(suggestedRaise(5, '$')).toBe(10)
     expect(suggestedRaise(40, 'turns')).toBe(80)
     expect(suggestedRaise(0, '$')).toBe(5)
+    // Sub-cent: raised in sub-cents, always above what was reached.
+    expect(suggestedRaise(0.0002, '$')).toBe(0.0004)
+    expect(suggestedRaise(0.00031, '$')).toBe(0.00062)
+    for (const v of [0.0001, 0.0002, 0.000123, 0.004, 0.015, 1.234567, 5.12, 20.4]) {
+      expect(suggestedRaise(v, '$')).toBeGreaterThan(v)
+    }
+  })
+
+  it('takes a raise only above what was reached, never 0 or empty', () => {
+    const a = agent({status: 'paused', budgetPause: 'run', maxBudgetUsd: 5, lastResult: {costUsd: 5.12}})
+    expect(reachedOf(a)).toBe(5.12)
+    expect(reachedOf(agent({budgetPause: 'turns', maxTurns: 3, lastResult: {turns: 4}}))).toBe(4)
+    expect(reachedOf(agent({budgetPause: 'daily'}), project({dailyBudgetUsd: 1, costToday: 1.5}))).toBe(1.5)
+    expect(raiseProblem('', 5.12, '$')).toBe('an amount of dollars')
+    expect(raiseProblem('0', 5.12, '$')).toBe('above $5.12, what was reached')
+    expect(raiseProblem('5.12', 5.12, '$')).toBe('above $5.12, what was reached')
+    expect(raiseProblem('$5.13', 5.12, '$')).toBe('')
+    expect(raiseProblem('4.5', 4, 'turns')).toBe('a whole number of turns')
+    expect(raiseProblem('5', 4, 'turns')).toBe('')
   })
 
   it("says today's cost against the daily budget", () => {
     expect(dailyText(project({}), 3.2)).toBe('$3.20 today')
-    expect(dailyText(project({dailyBudgetUsd: 20}), 3.2)).toBe('$3.20 of $20 today')
-    expect(dailyText(project({dailyBudgetUsd: 20, budgetHeld: true}), 20.4)).toBe('daily budget reached · $20.40 of $20')
+    expect(dailyText(project({dailyBudgetUsd: 20}), 3.2)).toBe('$3.20 of $20.00 today')
+    expect(dailyText(project({dailyBudgetUsd: 20, budgetHeld: true}), 20.4)).toBe('daily budget reached · $20.40 of $20.00')
+    // Sub-cent amounts keep their digits.
+    expect(dailyText(project({dailyBudgetUsd: 0.0002, budgetHeld: true}), 0.0003)).toBe('daily budget reached · $0.0003 of $0.0002')
   })
 
   it('shows the arguments a run is given, flags before the "--"', () => {
@@ -70,7 +93,13 @@ describe('budgets in the activity feed', () => {
       .toMatchObject({title: 'daily budget reached; agents paused, starts held'})
     expect(line({time: t, event: 'transition', agentId: 'a', to: 'paused', reason: 'budget'}, 'p', 0)).toBeNull()
     expect(line({time: t, event: 'budget:answer', agentId: 'a', data: {action: 'raise', limit: 10}}, 'p', 0))
-      .toMatchObject({title: 'budget raised to 10', byUser: true})
+      .toMatchObject({title: 'budget raised to $10.00', byUser: true})
+    expect(line({time: t, event: 'budget:answer', agentId: 'a', data: {action: 'raise', limit: 0.0004, budget: 'run'}}, 'p', 0))
+      .toMatchObject({title: 'budget raised to $0.0004'})
+    expect(line({time: t, event: 'budget:answer', agentId: 'a', data: {action: 'raise', limit: 80, budget: 'turns'}}, 'p', 0))
+      .toMatchObject({title: 'budget raised to 80 turns'})
+    expect(line({time: t, event: 'budget:answer', agentId: 'a', data: {action: 'remove', budget: 'run'}}, 'p', 0))
+      .toMatchObject({title: 'budget limit removed', byUser: true})
     expect(line({time: t, event: 'budget:answer', agentId: 'a', data: {action: 'once'}}, 'p', 0))
       .toMatchObject({title: 'resumed once past its budget'})
     expect(line({time: t, event: 'budget:daily-lifted'}, 'p', 0)).toMatchObject({title: 'daily budget lifted; paused agents resume'})

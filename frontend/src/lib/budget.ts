@@ -2,9 +2,9 @@
 // the day against the daily budget, the detail's question. Pure functions,
 // so the screens and the tests agree.
 import type {Agent, Project} from '../api'
-import {money} from './usage'
+import {money, moneyDecimals} from './usage'
 
-const usd = (v: number) => `$${v.toFixed(2)}`
+const usd = money
 
 /** Paused by a budget, waiting for the user's answer. */
 export const budgetReached = (a: Agent) => a.status === 'paused' && !!a.budgetPause
@@ -33,10 +33,41 @@ export function budgetQuestion(a: Agent, p?: Project): {what: string; unit: '$' 
   }
 }
 
-/** A suggested raise: double the limit reached (at least one more turn or dollar). */
-export function suggestedRaise(current: number, unit: '$' | 'turns'): number {
-  if (current <= 0) return unit === 'turns' ? 10 : 5
-  return unit === 'turns' ? current * 2 : Math.round(current * 200) / 100
+/**
+ * What was reached: the limit, or what the run (or the day) reached past it
+ * when that is more — a raise must be above it, as the engine checks.
+ */
+export function reachedOf(a: Agent, p?: Project): number {
+  const q = budgetQuestion(a, p)
+  switch (a.budgetPause) {
+    case 'turns': return Math.max(q.current, a.lastResult?.turns ?? 0)
+    case 'daily': return Math.max(q.current, p?.costToday ?? 0)
+    default: return Math.max(q.current, a.lastResult?.costUsd ?? 0)
+  }
+}
+
+/**
+ * A suggested raise: double what was reached, at the precision it needs —
+ * a sub-cent limit is raised in sub-cents, never rounded to $0.00 — always
+ * above it.
+ */
+export function suggestedRaise(reached: number, unit: '$' | 'turns'): number {
+  if (reached <= 0) return unit === 'turns' ? 10 : 5
+  if (unit === 'turns') return Math.floor(reached) * 2 || 1
+  const d = moneyDecimals(reached * 2)
+  const p = 10 ** d
+  const v = Math.ceil(reached * 2 * p - 1e-9) / p
+  return v > reached ? v : reached + 1 / p
+}
+
+/** Whether a typed raise is one the engine takes: a number above what was reached (whole for turns). '' when it is. */
+export function raiseProblem(text: string, reached: number, unit: '$' | 'turns'): string {
+  const t = text.trim().replace(/^\$/, '')
+  const v = Number(t)
+  if (!t || !Number.isFinite(v)) return unit === 'turns' ? 'a number of turns' : 'an amount of dollars'
+  if (unit === 'turns' && !Number.isInteger(v)) return 'a whole number of turns'
+  if (v <= reached) return `above ${unit === 'turns' ? `${reached} turns` : money(reached)}, what was reached`
+  return ''
 }
 
 /** The header's cost of the day: "$3.20 today", "$3.20 of $20 today", "daily budget reached · $20.40 of $20". */

@@ -3,6 +3,7 @@
 // what is unread (kept on this machine: the last time the feed was seen).
 import type {EngineEvent} from '../api'
 import {parseTime} from './time'
+import {money} from './usage'
 
 export type Level = 'error' | 'warning' | 'success' | 'info'
 
@@ -16,6 +17,15 @@ export interface FeedEntry {
   reason?: string
   /** Something the user did: shown, but not counted as unread. */
   byUser: boolean
+  /** The events.jsonl line's event (what kind of entry). */
+  event?: string
+  /** Seen already: a crash of a loop the user acknowledged (shown, not counted). */
+  quiet?: boolean
+  /** The same finding again (a crash loop's crashes): how many in all, and the latest's time. */
+  repeats?: number
+  lastTime?: string
+  /** A crash's keep-alive restart, told with it. */
+  restart?: string
 }
 
 const num = (v: unknown) => (typeof v === 'number' ? v : undefined)
@@ -48,16 +58,41 @@ export function endText(e: EngineEvent): string {
   return e.to ?? ''
 }
 
+/** The engine's recovery actions (backend/recovery), in words. */
 export const RECOVERY: Record<string, [Level, string]> = {
   resume: ['warning', 'auto-resumed'],
   resume_limit: ['error', 'auto-resume limit reached; gave up'],
+  completed: ['success', 'marked completed from its log'],
+  failed: ['error', 'marked failed from its log'],
+  keep: ['info', 'ended while Shepherd was away; status as it exited'],
+  stay_interrupted: ['warning', 'left interrupted: cannot be resumed'],
+  notify_stale: ['warning', 'silent; left running'],
+  restart: ['warning', 'silent; restarted'],
+  // The names of earlier versions' lines.
   mark_completed: ['success', 'marked completed from its log'],
   mark_failed: ['error', 'marked failed from its log'],
-  stay_interrupted: ['warning', 'left interrupted: cannot be resumed'],
-  notify_stale_alive: ['warning', 'silent; cannot be resumed, left running'],
+  notify_stale_alive: ['warning', 'silent; left running'],
 }
 
-const FOUND: Record<string, string> = {stale: 'silent too long', dead: 'found dead'}
+/** What the log analysis found, in words that fit how the agent was found: a live, silent process has not "stopped". */
+function verdictText(found: string | undefined, verdict: string | undefined): string {
+  switch (verdict) {
+    case 'completed': return 'its log shows it finished'
+    case 'error': return 'its log ends in an error'
+    case 'interrupted': return found === 'stale' ? 'still running; its log shows no end' : 'its log just stops'
+    case undefined: case '': return ''
+  }
+  return `log: ${verdict}`
+}
+
+/** "silent for 30 s", "silent for 6 min": in the unit of the limit, never "0 min". */
+export function silentFor(secs: number): string {
+  if (secs < 60) return `silent for ${Math.max(0, Math.round(secs))} s`
+  if (secs < 3600) return `silent for ${Math.floor(secs / 60)} min`
+  const h = Math.floor(secs / 3600)
+  const m = Math.floor((secs % 3600) / 60)
+  return `silent for ${h} h${m ? ` ${m} min` : ''}`
+}
 
 /** Why the engine started a run, from a transition's reason. */
 export function causeText(reason?: string): string {
@@ -75,7 +110,8 @@ export function causeText(reason?: string): string {
 
 /** One event in words, or null for the ones the feed leaves out (spawning, stopping…). */
 export function describe(e: EngineEvent, projectId: string, index: number): FeedEntry | null {
-  const base = {key: `${projectId}:${e.time}:${index}`, time: e.time, projectId, agentId: e.agentId, byUser: false}
+  const base = {key: `${projectId}:${e.time}:${index}`, time: e.time, projectId, agentId: e.agentId, byUser: false,
+    event: e.event, ...(e.data?.acknowledged === true ? {quiet: true} : {})}
   const d = e.data ?? {}
   switch (e.event) {
     case 'transition':
@@ -102,9 +138,11 @@ export function describe(e: EngineEvent, projectId: string, index: number): Feed
       return null
     case 'recovery': {
       const [level, title] = RECOVERY[str(d.action) ?? ''] ?? ['warning', `recovery: ${str(d.action) ?? 'unknown'}`]
-      const found = FOUND[str(d.found) ?? ''] ?? str(d.found)
+      const silent = num(d.silentSec)
+      const found = str(d.found) === 'stale' ? (silent !== undefined ? silentFor(silent) : 'silent too long')
+        : str(d.found) === 'dead' ? 'found dead' : str(d.found)
       const count = num(d.autoResumeCount)
-      const parts = [found, str(d.verdict) && `log: ${str(d.verdict)}`, count ? `${count} auto-resume${count === 1 ? '' : 's'} so far` : '']
+      const parts = [found, verdictText(str(d.found), str(d.verdict)), count ? `${count} auto-resume${count === 1 ? '' : 's'} so far` : '']
       return {...base, level, title, reason: parts.filter(Boolean).join(' · ')}
     }
     case 'keep-alive:scheduled': {
@@ -119,8 +157,10 @@ export function describe(e: EngineEvent, projectId: string, index: number): Feed
         reason: e.reason || undefined}
     case 'budget:answer': {
       const action = str(d.action)
-      const title = action === 'raise' ? `budget raised${num(d.limit) ? ` to ${num(d.limit)}` : ' (no limit)'}`
-        : action === 'once' ? 'resumed once past its budget' : 'stopped at its budget'
+      const limit = num(d.limit)
+      const amount = limit === undefined ? '' : str(d.budget) === 'turns' ? `${limit} turns` : money(limit)
+      const title = action === 'raise' ? (limit ? `budget raised to ${amount}` : 'budget raised (no limit)')
+        : action === 'remove' ? 'budget limit removed' : action === 'once' ? 'resumed once past its budget' : 'stopped at its budget'
       return {...base, level: 'info', title, byUser: true}
     }
     case 'budget:daily-lifted':
@@ -165,14 +205,74 @@ export function describe(e: EngineEvent, projectId: string, index: number): Feed
   return null
 }
 
-/** A project's events as feed entries, newest first. */
+/**
+ * A project's events as feed entries, newest first. The feed records
+ * changes, not repeats (SPEC "Attention"): the same finding again for the
+ * same agent — a stale check's repeat (engines before this rule wrote one
+ * per check), a crash loop's next crash ending the same way, with its
+ * restart — is folded into the entry of its first time (with a count), so
+ * that it neither floods the list nor counts as unread again.
+ */
 export function feedOf(events: readonly EngineEvent[], projectId: string): FeedEntry[] {
   const out: FeedEntry[] = []
+  // Per agent: its latest entry that a repeat folds into, and what makes a repeat of it.
+  const open = new Map<string, {entry: FeedEntry; sig: string; since?: number}>()
   events.forEach((e, i) => {
     const f = describe(e, projectId, i)
-    if (f) out.push(f)
+    const agent = e.agentId ?? ''
+    const cur = agent ? open.get(agent) : undefined
+    const sig = repeatSig(e)
+    if (agent && sig && cur && cur.sig === sig && sameSilence(cur.since, e)) {
+      cur.entry.repeats = (cur.entry.repeats ?? 1) + 1
+      cur.entry.lastTime = e.time
+      cur.entry.quiet = cur.entry.quiet || f?.quiet // (never un-quiets what the user saw)
+      return
+    }
+    // A crash loop's restart goes with its crash; an acknowledgment, a start or its run change nothing of the finding.
+    if (agent && cur && e.event === 'keep-alive:scheduled' && cur.entry.event === 'transition') {
+      const r = describe(e, projectId, i)
+      cur.entry.restart = r ? [r.title, r.reason].filter(Boolean).join(', ') : undefined
+      return
+    }
+    if (!f) {
+      if (agent && e.event === 'transition' && !['spawning', 'running'].includes(e.to ?? '')) open.delete(agent)
+      return
+    }
+    out.push(f)
+    if (!agent || e.event === 'attention:acknowledged') return
+    if (sig) open.set(agent, {entry: f, sig, since: silenceStart(e)})
+    else open.delete(agent)
   })
+  for (const f of out) {
+    if (f.repeats && f.repeats > 1 && f.event === 'transition') {
+      f.reason = [f.reason, `${f.repeats} times in a row`].filter(Boolean).join(' · ')
+    }
+    if (f.restart) f.reason = [f.reason, f.restart].filter(Boolean).join(' · ')
+  }
   return out.reverse()
+}
+
+/** What makes an event a repeat of the one before it for its agent ('' for none). */
+function repeatSig(e: EngineEvent): string {
+  const d = e.data ?? {}
+  if (e.event === 'recovery') return `recovery|${str(d.found)}|${str(d.action)}|${str(d.verdict)}`
+  if (e.event === 'transition' && (e.to === 'failed' || e.to === 'interrupted' || e.to === 'completed')) {
+    return `end|${e.to}|${endText(e)}`
+  }
+  return ''
+}
+
+/** When a stale finding's silence began (ms), if the engine said how long it was. */
+function silenceStart(e: EngineEvent): number | undefined {
+  const s = num(e.data?.silentSec)
+  const t = parseTime(e.time)
+  return s !== undefined && t !== null ? t - s * 1000 : undefined
+}
+
+/** A later stale line is the same finding: an old engine's repeat (no silence said), or the same silence. */
+function sameSilence(since: number | undefined, e: EngineEvent): boolean {
+  const later = silenceStart(e)
+  return later === undefined || since === undefined || Math.abs(later - since) < 2000
 }
 
 /** Entries of several projects in one list, newest first. */
@@ -180,9 +280,22 @@ export function mergeFeeds(feeds: readonly FeedEntry[][]): FeedEntry[] {
   return feeds.flat().sort((a, b) => (parseTime(b.time) ?? 0) - (parseTime(a.time) ?? 0))
 }
 
-/** Entries newer than lastSeen (ms; 0: never seen) that were not the user's own doing. */
+/**
+ * What the user has not seen: entries newer than lastSeen (ms; 0: never
+ * seen), not their own doing, not a repeat they acknowledged, and not older
+ * than their acknowledgment of that agent (they dealt with it).
+ */
 export function unread(entries: readonly FeedEntry[], lastSeen: number): number {
-  return entries.filter((f) => !f.byUser && (parseTime(f.time) ?? 0) > lastSeen).length
+  const acked = new Map<string, number>()
+  for (const f of entries) {
+    if (f.event === 'attention:acknowledged' && f.agentId) {
+      acked.set(f.agentId, Math.max(acked.get(f.agentId) ?? 0, parseTime(f.time) ?? 0))
+    }
+  }
+  return entries.filter((f) => {
+    const t = parseTime(f.time) ?? 0
+    return !f.byUser && !f.quiet && t > lastSeen && !(f.agentId && t <= (acked.get(f.agentId) ?? 0))
+  }).length
 }
 
 const SEEN = 'shepherd.feedSeen.'

@@ -28,6 +28,9 @@ export function goSeconds(ms: number): string {
   return `${sec}s`
 }
 
+/** A keep-alive agent the user wants running that crashed CRASH_LOOP times in a row or more (acknowledged or not). */
+export const inCrashLoop = (a: Agent) => a.restartFailureCount >= CRASH_LOOP && a.desired === 'running' && a.keepAlive
+
 /** The engine's rule (package attention), for records that do not carry its reason. */
 function localReason(a: Agent, now: number): string {
   const live = LIVE.has(a.status)
@@ -36,7 +39,7 @@ function localReason(a: Agent, now: number): string {
   // A budget asks: raise it, resume once, or stop.
   if (a.budgetPause && a.status === 'paused') return a.pauseNote || 'budget reached'
   if (a.stale && a.status === 'running') return 'silent, left running'
-  if (a.restartFailureCount >= CRASH_LOOP && a.desired === 'running' && a.keepAlive) {
+  if (inCrashLoop(a)) {
     let s = `crash loop: ${a.restartFailureCount} crashes in a row`
     const next = parseTime(a.nextRestartAt)
     if (next !== null && !live) {

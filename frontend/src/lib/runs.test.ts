@@ -27,7 +27,7 @@ describe('runs', () => {
     const runs = runsFromEvents(EVENTS, 'a', 300)
     expect(runs.map(runTitle)).toEqual([
       'Run 1 · started by you · session 5f0c1234…',
-      'Run 2 · auto-resumed after 5 min 00 s silent · session 77aa0000…',
+      'Run 2 · auto-resumed after 5 min silent · session 77aa0000…',
       'Run 3 · resumed by you',
     ])
     expect(runs.map((r) => r.prevEnd)).toEqual([undefined, 'silent too long; killed', 'stopped by user'])

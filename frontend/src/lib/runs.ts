@@ -5,7 +5,7 @@
 // between log lines.
 import type {EngineEvent} from '../api'
 import {causeText, endText} from './feed'
-import {duration, parseTime} from './time'
+import {parseTime, short} from './time'
 
 export interface Run {
   /** 1-based, in order of start. */
@@ -30,7 +30,9 @@ const TERMINAL = new Set(['completed', 'failed', 'stopped', 'interrupted', 'paus
 function recoveryWhy(rec: EngineEvent | undefined, staleThresholdSec?: number): string {
   if (!rec) return ''
   const found = str(rec.data?.found)
-  if (found === 'stale') return staleThresholdSec ? `after ${duration(staleThresholdSec * 1000)} silent` : 'after it went silent'
+  // How long it was silent, as the engine measured it; else the threshold it passed.
+  const silent = num(rec.data?.silentSec) ?? staleThresholdSec
+  if (found === 'stale') return silent ? `after ${short(silent * 1000)} silent` : 'after it went silent'
   if (found === 'dead') return 'after it was found dead'
   return ''
 }

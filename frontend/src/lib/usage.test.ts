@@ -6,7 +6,10 @@ describe('usage', () => {
   it('formats CPU, memory and money short', () => {
     expect([cpuText(0.01), cpuText(0.42), cpuText(9.4), cpuText(42.4), cpuText(180), cpuText(null)]).toEqual(['0%', '0.4%', '9.4%', '42%', '180%', ''])
     expect([memText(640 * 1024), memText(85 * 1048576), memText(1.25 * 1073741824), memText(undefined)]).toEqual(['640K', '85M', '1.3G', ''])
-    expect([money(0.0123), money(12.4), money(null)]).toEqual(['$0.01', '$12', ''])
+    expect([money(0.0123), money(12.4), money(null)]).toEqual(['$0.0123', '$12.40', ''])
+    // The precision an amount needs, as the engine and the CLI write it.
+    expect([0, 0.0002, 0.00025, 0.123456, 0.5, 5, 5.12, 1234.5678, 0.0000001, -0.0002].map(money))
+      .toEqual(['$0.00', '$0.0002', '$0.00025', '$0.123', '$0.50', '$5.00', '$5.12', '$1234.57', '$0.00', '-$0.0002'])
   })
 
   it('puts a run’s figures in words', () => {

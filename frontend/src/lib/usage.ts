@@ -3,11 +3,35 @@
 import type {RunResult, Totals} from '../api'
 import {duration} from './time'
 
-/** "$0.43", "$12" — a row's cost; '' when none was reported. */
-export const money = (v?: number | null) => (v == null ? '' : v < 10 ? `$${v.toFixed(2)}` : `$${Math.round(v)}`)
+/** How many digits after the point an amount needs: 2, more until it is shown within half a percent (at most 6). */
+export function moneyDecimals(v: number): number {
+  const a = Math.abs(v)
+  if (!a || !Number.isFinite(a)) return 2
+  for (let d = 2; d < 6; d++) {
+    const p = 10 ** d
+    if (Math.abs(Math.round(a * p) / p - a) <= a * 0.005) return d
+  }
+  return 6
+}
 
-/** A run's exact cost: "$0.0123". */
-export const exactMoney = (v: number) => `$${v.toFixed(v < 1 ? 4 : 2)}`
+/**
+ * An amount with the precision it needs: "$5.00", "$0.42", "$0.0123",
+ * "$0.0002" — never "$0.00" for what is not nothing (as the engine and the
+ * CLI write it); '' when none was reported.
+ */
+export function money(v?: number | null): string {
+  if (v == null || Number.isNaN(v)) return ''
+  let d = moneyDecimals(v)
+  let s = Math.abs(v).toFixed(d)
+  while (d > 2 && s.endsWith('0')) {
+    s = s.slice(0, -1)
+    d--
+  }
+  return v < 0 && /[1-9]/.test(s) ? `-$${s}` : `$${s}`
+}
+
+/** A run's exact cost: the same as money (kept for the figures' callers). */
+export const exactMoney = (v: number) => money(v)
 
 /** "0%", "0.4%", "12%", "180%" (of one core). */
 export function cpuText(pct?: number | null): string {

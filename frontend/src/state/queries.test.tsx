@@ -100,3 +100,17 @@ describe('toasts', () => {
     expect(document.body).not.toHaveTextContent('crash 19')
   })
 })
+
+describe('notifications name projects by their names', () => {
+  it('says the project by its name, in the title when it is not the one shown, and never its id', async () => {
+    const {notificationWords} = await import('./queries')
+    const projects = [{id: 'myrepo-8783cf1d80', name: 'myrepo', path: '/r', createdAt: '', loaded: true, agents: 0, running: 0, attention: 0}]
+    const n = {level: 'warning', kind: 'budget', title: 'Daily budget reached', projectId: 'myrepo-8783cf1d80',
+      message: "Project myrepo-8783cf1d80 paused: daily budget $0.0002 reached ($0.0003 today). Raise it in the project's settings or wait for tomorrow."}
+    const other = notificationWords(n, projects, 'elsewhere')
+    expect(other.title).toBe('Daily budget reached · myrepo')
+    expect(other.message).toContain('Project myrepo paused')
+    expect(other.message).not.toContain('8783cf1d80')
+    expect(notificationWords({...n, projectName: 'My repo'}, undefined, 'myrepo-8783cf1d80').title).toBe('Daily budget reached')
+  })
+})

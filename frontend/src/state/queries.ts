@@ -3,7 +3,7 @@
 import {useEffect} from 'react'
 import {useQueries, useQuery, useQueryClient, type QueryClient} from '@tanstack/react-query'
 import {toast} from 'sonner'
-import {api, EVENTS, getEngine, onEvent, type Agent, type EngineStatus, type Project, type StatsBatch, type SyncSummary, type WhileClosed} from '../api'
+import {api, EVENTS, getEngine, onEvent, type Agent, type EngineStatus, type Notification, type Project, type StatsBatch, type SyncSummary, type WhileClosed} from '../api'
 import {feedOf, type FeedEntry} from '../lib/feed'
 import {countGroups} from '../lib/groups'
 import {runCounts} from '../lib/runs'
@@ -207,6 +207,18 @@ export function summarize(sum: SyncSummary): string {
   return parts.join(', ')
 }
 
+/**
+ * A notification's words for a toast: projects by their names, never their
+ * ids (an older engine's message may still carry one), and the project named
+ * in the title when it is not the one on screen.
+ */
+export function notificationWords(n: Notification, projects: readonly Project[] | undefined, shown: string | null): {title: string; message: string} {
+  const name = n.projectName || projects?.find((p) => p.id === n.projectId)?.name
+  const message = name && n.projectId ? n.message.split(n.projectId).join(name) : n.message
+  const title = name && n.projectId && n.projectId !== shown ? `${n.title} · ${name}` : n.title
+  return {title, message}
+}
+
 /** Wires the engine's pushed events to the cache and to toasts. */
 export function useEngineEvents() {
   const qc = useQueryClient()
@@ -271,11 +283,12 @@ export function useEngineEvents() {
         // One toast per agent at most: its newer news replaces the older (a
         // crash loop does not stack a toast per crash; the feed keeps them all).
         const id = projectId && agentId ? {id: `notify-${projectId}-${agentId}`} : {}
-        const opts = {description: n.message, ...show, ...id, ...(n.kind === 'waiting' ? {duration: 15_000} : {})}
-        if (n.level === 'error') toast.error(n.title, opts)
-        else if (n.level === 'warning') toast.warning(n.title, opts)
-        else if (n.level === 'success') toast.success(n.title, opts)
-        else toast.info(n.title, opts)
+        const {title, message} = notificationWords(n, qc.getQueryData<Project[]>(keys.projects), useUI.getState().projectId)
+        const opts = {description: message, ...show, ...id, ...(n.kind === 'waiting' ? {duration: 15_000} : {})}
+        if (n.level === 'error') toast.error(title, opts)
+        else if (n.level === 'warning') toast.warning(title, opts)
+        else if (n.level === 'success') toast.success(title, opts)
+        else toast.info(title, opts)
       }),
     ]
     return () => {

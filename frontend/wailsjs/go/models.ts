@@ -62,6 +62,7 @@ export namespace app {
 	    onStale?: string;
 	    // Go type: time
 	    acknowledgedAt?: any;
+	    ackLoop?: string;
 	    logPath: string;
 	    activity?: store.Activity;
 	    queuePosition?: number;

@@ -1,9 +1,10 @@
-import {fireEvent, render, screen, within} from '@testing-library/react'
+import {act, fireEvent, render, screen, within} from '@testing-library/react'
 import {QueryClient, QueryClientProvider} from '@tanstack/react-query'
 import {beforeEach, describe, expect, it, vi} from 'vitest'
 import {api, type Agent} from '../../api'
 import {agent} from '../../test/fixtures'
 import {AgentForm} from './AgentForm'
+import {LOOKUP_REST_MS} from './CommandField'
 import {specOf, valuesOf} from './formSpec'
 import {EMPTY} from './presets'
 
@@ -145,6 +146,34 @@ describe('AgentForm', () => {
     fireEvent.click(screen.getByRole('button', {name: 'Claude Code'}))
     expect(await screen.findByText(/is not on the PATH/)).toHaveTextContent('npm install -g @anthropic-ai/claude-code')
     expect(screen.getByRole('button', {name: 'Create agent'})).toBeEnabled()
+  })
+
+  it('does not show and hide the warning while the command is typed: it is looked up once typing rests or the field is left', async () => {
+    vi.mocked(api.agents.lookPath).mockImplementation((cmd: string) =>
+      cmd === 'claude' ? Promise.resolve('/usr/bin/claude') : Promise.reject(new Error('not found')))
+    renderForm()
+    const cmd = input('command')
+    cmd.focus()
+    vi.useFakeTimers()
+    try {
+      for (const typed of ['c', 'cl', 'cla', 'clau', 'claud']) {
+        fireEvent.input(cmd, {target: {value: typed}})
+        fireEvent.change(cmd, {target: {value: typed}})
+        await act(async () => { vi.advanceTimersByTime(400) }) // a typist's pace, pausing a little
+        expect(screen.queryByText(/is not on the PATH/)).toBeNull()
+      }
+      expect(api.agents.lookPath).not.toHaveBeenCalledWith('cla', expect.anything())
+      // Resting on an unknown name: the warning, once.
+      await act(async () => { vi.advanceTimersByTime(LOOKUP_REST_MS) })
+    } finally {
+      vi.useRealTimers()
+    }
+    expect(await screen.findByText(/is not on the PATH/)).toBeInTheDocument()
+    // Leaving the field looks up at once.
+    fireEvent.input(cmd, {target: {value: 'claude'}})
+    fireEvent.change(cmd, {target: {value: 'claude'}})
+    fireEvent.blur(cmd)
+    await vi.waitFor(() => expect(screen.queryByText(/is not on the PATH/)).toBeNull())
   })
 
   it('edits with the record’s values', () => {

@@ -56,6 +56,8 @@ describe('AgentList', () => {
         activity: {state: 'waiting', waiting: 'rate limit', needsYou: false, until: at(-180)}}),
       agent({id: 'ka', status: 'failed', keepAlive: true, desired: 'running', restartFailureCount: 5, nextRestartAt: at(-32),
         exitReason: 'failed', exitCode: 1}),
+      agent({id: 'acked', status: 'failed', keepAlive: true, desired: 'running', restartFailureCount: 7, nextRestartAt: at(-60),
+        exitReason: 'failed', exitCode: 1, acknowledgedAt: at(120), attention: ''}),
     ])
     const ask = document.querySelector('tr[data-agent="ask"] [data-waiting]')!
     expect(ask).toHaveTextContent(/^waiting: permission for Bash$/)
@@ -69,6 +71,10 @@ describe('AgentList', () => {
     expect(limited.closest('td')).toHaveAttribute('title', expect.stringContaining('in 3 min'))
     const ka = row('ka').getByText('crash loop ×5 · retry in 32 s')
     expect(ka.closest('tbody')).toHaveAttribute('data-group', 'attention')
+    // Acknowledged: out of Needs you, still counted in its row.
+    const acked = row('acked').getByText('crash loop ×7 · retry in 60 s')
+    expect(acked).toHaveAttribute('data-crash-loop', 'acknowledged')
+    expect(acked.closest('tbody')).not.toHaveAttribute('data-group', 'attention')
   })
 
   it('a never-run agent reads "—" for run time, last run and runs; runs count what the events show, never fewer than the record proves', () => {
@@ -211,5 +217,8 @@ describe('columnsFor', () => {
     expect(columnsFor({cost: true, stats: true}, true)).toEqual(['agent', 'status', 'activity', 'runtime', 'runs', 'cost', 'cpu', 'mem', 'actions'])
     expect(columnsFor({cost: false, stats: false}, true)).toEqual(['agent', 'status', 'activity', 'runtime', 'when', 'runs', 'actions'])
     expect(columnsFor({cost: false, stats: true}, false)).toContain('when')
+    // A wide cost column ("$0.0003 / $0.0002") takes Last run's room in a narrow window, not the names'.
+    expect(columnsFor({cost: true, stats: false}, true, true)).not.toContain('when')
+    expect(columnsFor({cost: true, stats: false}, false, true)).toContain('when')
   })
 })

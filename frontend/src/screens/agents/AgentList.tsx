@@ -1,6 +1,8 @@
 import {useEffect, useMemo, useState} from 'react'
 import {LIVE, type Agent} from '../../api'
 import {useMedia} from '../../components/useMedia'
+import {spendText} from '../../lib/budget'
+import {money} from '../../lib/usage'
 import {costOf, GROUP_LABELS, type Group, type GroupRows, type Sort, type SortKey} from '../../lib/groups'
 import {AgentRow} from './AgentRow'
 
@@ -45,14 +47,15 @@ export const shownFor = (agents: readonly Agent[]): Shown => ({
 
 /**
  * The columns shown: cost only when some agent reports one, CPU and memory
- * only while some agent runs; in a narrow window with those, "Last run"
- * makes room (its times are also in the run time's tooltip).
+ * only while some agent runs; in a narrow window with those, or with a wide
+ * cost column ("$0.0003 / $0.0002"), "Last run" makes room (its times are
+ * also in the run time's tooltip), so the agents' names keep theirs.
  */
-export function columnsFor(shown: Shown, narrow: boolean): ColumnId[] {
+export function columnsFor(shown: Shown, narrow: boolean, wideCost = false): ColumnId[] {
   return COLUMNS.map((c) => c.id).filter((id) => {
     if (id === 'cost') return shown.cost
     if (id === 'cpu' || id === 'mem') return shown.stats
-    if (id === 'when') return !(narrow && shown.stats)
+    if (id === 'when') return !(narrow && (shown.stats || (wideCost && shown.cost)))
     return true
   })
 }
@@ -80,12 +83,16 @@ export function AgentList({groups, selectedId, cursorId, onSelect, sort, onSort,
   const narrow = useMedia('(max-width: 1100px)')
   const own = useMemo(() => shownFor(groups.flatMap((g) => g.agents)), [groups])
   const show = shown ?? own
-  const ids = columnsFor(show, narrow).join(' ')
+  // The cost column is as wide as its widest amount needs ("$0.0003 / $0.0002" keeps its digits).
+  const costChars = useMemo(() => Math.max(0, ...groups.flatMap((g) => g.agents).map((a) => (spendText(a) || money(costOf(a))).length)),
+    [groups])
+  const ids = columnsFor(show, narrow, costChars > 13).join(' ')
   const cols = useMemo(() => new Set(ids.split(' ') as ColumnId[]), [ids])
   const columns = COLUMNS.filter((c) => cols.has(c.id))
+  const colStyle = (id: ColumnId) => (id === 'cost' && costChars > 6 ? {width: `calc(${costChars * 0.6}rem + 1rem)`} : undefined)
   return (
     <table className={groups.some((g) => g.agents.some((a) => a.maxBudgetUsd)) ? 'agents budgets' : 'agents'} aria-label="Agents">
-      <colgroup>{columns.map((c) => <col key={c.id} className={`col-${c.id}`}/>)}</colgroup>
+      <colgroup>{columns.map((c) => <col key={c.id} className={`col-${c.id}`} style={colStyle(c.id)}/>)}</colgroup>
       <thead>
         <tr>
           {columns.map((c) => {

@@ -1,6 +1,6 @@
 import {memo} from 'react'
 import type {Agent, RunResult} from '../../api'
-import {attentionReason, costOf, isRestarting, runsOf, statsOf} from '../../lib/groups'
+import {attentionReason, costOf, inCrashLoop, isRestarting, runsOf, statsOf} from '../../lib/groups'
 import {grantsTitle} from '../../lib/sandbox'
 import {activityText, briefDetail, crashLoopText, isLive, restartText, runtimeText, statusView, waitingView} from '../../lib/status'
 import {ago, exact} from '../../lib/time'
@@ -72,7 +72,9 @@ export const AgentRow = memo(function AgentRow({agent: a, now, selected, cursor,
   const brief = briefDetail(v.detail)
   const restart = restartText(a, now)
   const why = attentionReason(a, now)
-  const loop = crashLoopText(why, a, now)
+  // An acknowledged crash loop is out of Needs you but still counts in its row.
+  const loopAcked = !why && inCrashLoop(a)
+  const loop = crashLoopText(why || (loopAcked ? 'crash loop' : ''), a, now)
   const waiting = waitingView(a, now)
   const statusTitle = [`${v.label}${v.detail ? ` — ${v.detail}` : ''}`, restart, why && `Needs you: ${why}`]
     .filter(Boolean).join('\n')
@@ -85,7 +87,7 @@ export const AgentRow = memo(function AgentRow({agent: a, now, selected, cursor,
   const usage = statsTitle(a)
   const cls = [selected && 'selected', cursor && 'cursor'].filter(Boolean).join(' ') || undefined
   return (
-    <tr data-agent={a.id} className={cls} aria-selected={selected} onClick={() => onSelect(a.id)}>
+    <tr data-agent={a.id} data-tip-head={a.name || a.id} className={cls} aria-selected={selected} onClick={() => onSelect(a.id)}>
       <td className="c-agent" title={`${a.name ? `${a.name} (${a.id})` : a.id}\n${joinArgs([a.command, ...withBudgetFlags(a, a.args ?? [])])}`}>
         <span className="agent-cell">
           <span className="agent-name">{a.name || a.id}</span>
@@ -103,7 +105,7 @@ export const AgentRow = memo(function AgentRow({agent: a, now, selected, cursor,
               <span className="w-prefix">waiting: </span>{waiting.text.replace(/^waiting: /, '')}
             </span>
           : loop
-            ? <span className="status-detail crash-loop" data-crash-loop>{loop}</span>
+            ? <span className={loopAcked ? 'status-detail crash-loop acked' : 'status-detail crash-loop'} data-crash-loop={loopAcked ? 'acknowledged' : ''}>{loop}</span>
             : (restart || brief) && <span className="status-detail">{restart || brief}</span>}
       </td>
       <td className={waiting ? `c-activity ${waiting.needsYou ? 'act-you' : 'act-calm'}` : 'c-activity'}

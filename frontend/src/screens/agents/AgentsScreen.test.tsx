@@ -147,7 +147,7 @@ describe('AgentsScreen', () => {
     await screen.findByText('web')
     const summary = document.querySelector('[data-summary]')!
     expect(summary).toHaveTextContent('1 running1 needs you$0.25 today')
-    expect(summary.querySelector('.cost-today')).toHaveAttribute('title', expect.stringContaining('$0.5000 in all'))
+    expect(summary.querySelector('.cost-today')).toHaveAttribute('title', expect.stringContaining('$0.50 in all'))
     expect(api.agents.watch).toHaveBeenCalledWith('p1')
   })
 

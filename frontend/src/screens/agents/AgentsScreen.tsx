@@ -47,7 +47,7 @@ export function AgentsScreen({project}: {project: Project}) {
     <main className={selected ? 'main with-detail' : 'main'}>
       <header className="main-head">
         <div className="title">
-          <h1>{project.name}</h1>
+          <h1 title={`${project.name}\n${project.path}`}>{project.name}</h1>
           <ProjectSummary project={project} agents={agents} attention={counts.attention} costs={shown.cost}/>
           <span className="muted path" title={project.path}>{project.path}</span>
         </div>

@@ -89,10 +89,10 @@ describe('the row and the header', () => {
     const p: Project = {id: 'p1', name: 'demo', path: '/d', createdAt: '', loaded: true, agents: 1, running: 0, attention: 0,
       costToday: 3.2, dailyBudgetUsd: 20}
     const {rerender} = render(<ProjectSummary project={p} agents={[]} attention={0} costs={false}/>)
-    expect(document.querySelector('[data-cost-today]')).toHaveTextContent('$3.20 of $20 today')
+    expect(document.querySelector('[data-cost-today]')).toHaveTextContent('$3.20 of $20.00 today')
     rerender(<ProjectSummary project={{...p, costToday: 20.4, budgetHeld: true}} agents={[]} attention={0} costs={false}/>)
     const today = document.querySelector('[data-cost-today]')!
-    expect(today).toHaveTextContent('daily budget reached · $20.40 of $20')
+    expect(today).toHaveTextContent('daily budget reached · $20.40 of $20.00')
     expect(today).toHaveClass('over')
   })
 })

@@ -7,10 +7,11 @@ import {PauseIcon, TimerIcon} from '../../components/Icons'
 const DRAWN: Record<string, ReactNode> = {'⏸': <PauseIcon/>, '⏱': <TimerIcon/>}
 
 /** The status icon and word, coloured per status and exit reason, with the reason's sentence. */
-export function StatusBadge({agent, withDetail = true}: {agent: Agent; withDetail?: boolean}) {
+export function StatusBadge({agent, withDetail = true, title}: {agent: Agent; withDetail?: boolean; title?: boolean}) {
   const v = statusView(agent)
   return (
-    <span className={`status tone-${v.tone}`} data-status={agent.status}>
+    <span className={`status tone-${v.tone}`} data-status={agent.status}
+      title={title && v.detail ? `${v.label} — ${v.detail}` : undefined /* whole, where a narrow head cuts it */}>
       <span className="status-icon" aria-hidden="true">{DRAWN[v.icon] ?? v.icon}</span>
       <span className="status-label">{v.label}</span>
       {!agent.attached && agent.status !== 'not_started' && (

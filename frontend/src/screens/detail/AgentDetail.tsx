@@ -16,7 +16,7 @@ import {DiffView} from './DiffView'
 import {WorktreeBadge} from './WorktreeBadge'
 import {LogView} from './LogView'
 import {RecordFields} from './RecordFields'
-import {SearchBar, step} from './search'
+import {currentMatch, SearchBar, step} from './search'
 import {StreamView} from './StreamView'
 import {UsagePanel} from './UsagePanel'
 import {UsageNow, UsageStrip} from './UsageStrip'
@@ -54,13 +54,12 @@ export function AgentDetail({agent, onClose}: {agent: Agent; onClose: () => void
   const stream = agent.profile === 'claude-stream-json'
   const conversation = stream && !raw
 
-  // A new search starts at its latest match; a view reporting fewer matches keeps the current one in range.
+  // A new search starts at its latest match — counted "N / N" at once, never "0 / N" — and a view reporting
+  // fewer matches keeps the current one in range (derived here, so no render shows it out of range).
   useEffect(() => setCurrent(-1), [search, conversation])
-  useEffect(() => {
-    setCurrent((c) => (total === 0 ? -1 : c < 0 || c >= total ? total - 1 : c))
-  }, [total])
+  const shown = currentMatch(current, total)
   const onMatches = useCallback((n: number) => setTotal(n), [])
-  const onStep = (dir: 1 | -1) => setCurrent((c) => step(c, total, dir))
+  const onStep = (dir: 1 | -1) => setCurrent(step(shown, total, dir))
   const toggleWrap = (w: boolean) => {
     setWrap(w)
     try {
@@ -75,9 +74,9 @@ export function AgentDetail({agent, onClose}: {agent: Agent; onClose: () => void
     <section className="detail" aria-label={`Agent ${agent.id}`}>
       <header className="detail-head">
         <h2 title={agent.name ? `${agent.name} (${agent.id})` : agent.id}>
-          {agent.name || agent.id}{agent.name && <span className="agent-id">{agent.id}</span>}
+          <span className="detail-name">{agent.name || agent.id}</span>{agent.name && <span className="agent-id">{agent.id}</span>}
         </h2>
-        <StatusBadge agent={agent} withDetail={!startError}/>
+        <StatusBadge agent={agent} withDetail={!startError} title/>
         {agent.sandbox && (
           <span className="sandboxed" title={grantsTitle(agent.sandbox)}><LockIcon/> sandboxed</span>
         )}
@@ -119,15 +118,15 @@ export function AgentDetail({agent, onClose}: {agent: Agent; onClose: () => void
                 <input type="checkbox" checked={wrap} onChange={(e) => toggleWrap(e.target.checked)}/> Wrap
               </label>
             )}
-            <SearchBar value={search} onChange={setSearch} onStep={onStep} current={current} total={total}
+            <SearchBar value={search} onChange={setSearch} onStep={onStep} current={shown} total={total}
               label={conversation ? 'Search the conversation' : 'Search the log'}/>
           </span>
         )}
       </div>
       {tab === 'log' && error && !down && <p className="field-error">{error}</p>}
       {tab === 'log' && (conversation
-        ? <StreamView lines={lines} markers={markers} search={search} current={current} onMatches={onMatches} jump={jump}/>
-        : <LogView lines={lines} markers={markers} search={search} current={current} onMatches={onMatches} jump={jump} wrap={wrap}/>)}
+        ? <StreamView lines={lines} markers={markers} search={search} current={shown} onMatches={onMatches} jump={jump}/>
+        : <LogView lines={lines} markers={markers} search={search} current={shown} onMatches={onMatches} jump={jump} wrap={wrap}/>)}
       {tab === 'diff' && agent.workspace?.worktree && <DiffView agent={agent}/>}
       {tab === 'usage' && <UsagePanel agent={agent} samples={samples}/>}
       {tab === 'record' && <RecordFields agent={agent}/>}

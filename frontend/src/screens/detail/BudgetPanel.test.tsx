@@ -21,7 +21,7 @@ describe('BudgetPanel', () => {
       agents: 1, running: 0, attention: 0, dailyBudgetUsd: 20}])
   })
 
-  it('asks the three answers of a budget pause', async () => {
+  it('asks the answers of a budget pause', async () => {
     wrap(<BudgetPanel agent={paused}/>)
     expect(screen.getByRole('alert', {name: 'Budget reached'})).toHaveTextContent('budget: $5.00 per run reached ($5.12)')
     expect(screen.getByText(/Its budget: \$5\.00 per run/)).toBeInTheDocument()
@@ -36,6 +36,32 @@ describe('BudgetPanel', () => {
     await vi.waitFor(() => expect(screen.getByRole('button', {name: 'Stop'})).toBeEnabled())
     fireEvent.click(screen.getByRole('button', {name: 'Stop'}))
     await vi.waitFor(() => expect(api.agents.answerBudget).toHaveBeenCalledWith('p1', 'fixer', 'stop', 0))
+    await vi.waitFor(() => expect(screen.getByRole('button', {name: 'Remove the limit'})).toBeEnabled())
+    fireEvent.click(screen.getByRole('button', {name: 'Remove the limit'}))
+    await vi.waitFor(() => expect(api.agents.answerBudget).toHaveBeenCalledWith('p1', 'fixer', 'remove', 0))
+  })
+
+  it('never raises to 0, to nothing, or to less than what was reached; a sub-cent limit is raised in sub-cents', async () => {
+    const tiny = {...paused, maxBudgetUsd: 0.0002, lastResult: {costUsd: 0.0003}, pauseNote: 'budget: $0.0002 per run reached ($0.0003)'}
+    wrap(<BudgetPanel agent={tiny}/>)
+    const limit = screen.getByLabelText(/Raise dollars per run to/)
+    expect(limit).toHaveValue('0.0006') // double what the run reached, not $0.00
+    const raise = screen.getByRole('button', {name: 'Raise and resume'})
+    expect(raise).toBeEnabled()
+    expect(screen.getByText('Above $0.0003, what was reached.')).toBeInTheDocument()
+    for (const bad of ['0', '', '0.0003', '0.0001', 'abc']) {
+      fireEvent.change(limit, {target: {value: bad}})
+      expect(raise).toBeDisabled()
+      expect(limit).toHaveAttribute('aria-invalid', 'true')
+    }
+    expect(screen.getByText(/must be an amount of dollars/)).toBeInTheDocument()
+    fireEvent.change(limit, {target: {value: '0.0001'}})
+    expect(screen.getByText('The new limit must be above $0.0003, what was reached.')).toBeInTheDocument()
+    fireEvent.keyDown(limit, {key: 'Enter'})
+    expect(api.agents.answerBudget).not.toHaveBeenCalled()
+    fireEvent.change(limit, {target: {value: '0.0004'}})
+    fireEvent.click(raise)
+    await vi.waitFor(() => expect(api.agents.answerBudget).toHaveBeenCalledWith('p1', 'fixer', 'raise', 0.0004))
   })
 
   it("raises the project's daily budget for a daily pause", async () => {

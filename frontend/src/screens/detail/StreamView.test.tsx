@@ -25,7 +25,7 @@ describe('stream-json', () => {
     expect(result).toHaveTextContent('✔ Finished')
     expect(result).toHaveTextContent('4 turns')
     expect(result).toHaveTextContent('1 min 05 s')
-    expect(result).toHaveTextContent('$0.1234')
+    expect(result).toHaveTextContent('$0.123')
     expect(result).toHaveTextContent('session abc-123')
     expect(result).toHaveTextContent('All tests pass.')
   })
@@ -43,11 +43,11 @@ describe('stream-json', () => {
     const two = [...LOG, ...LOG]
     const onMatches = vi.fn()
     render(<StreamView lines={two} search="tests" current={0} onMatches={onMatches}
-      markers={[{run: run(1, 'started by you'), line: 0}, {run: run(2, 'auto-resumed after 5 min 00 s silent', 'silent too long; killed'), line: 5}]}/>)
+      markers={[{run: run(1, 'started by you'), line: 0}, {run: run(2, 'auto-resumed after 5 min silent', 'silent too long; killed'), line: 5}]}/>)
     const marks = screen.getAllByRole('separator')
     expect(marks.map((m) => m.getAttribute('aria-label'))).toEqual([
       'Run 1 · started by you · session sess-1aa…',
-      'Run 2 · auto-resumed after 5 min 00 s silent · session sess-2aa…',
+      'Run 2 · auto-resumed after 5 min silent · session sess-2aa…',
     ])
     expect(marks[1]).toHaveTextContent('the run before: silent too long; killed')
     // The second marker comes after the first run's result and before the second run's session line.

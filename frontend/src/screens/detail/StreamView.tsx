@@ -1,6 +1,7 @@
 import {Fragment, useDeferredValue, useEffect, useLayoutEffect, useMemo, useRef} from 'react'
 import type {Marker} from '../../lib/runs'
 import {duration} from '../../lib/time'
+import {money} from '../../lib/usage'
 import {RunMarker} from './RunMarker'
 import {highlight} from './search'
 import {itemText, parseStreamFrom, type StreamItem} from './streamJson'
@@ -24,7 +25,7 @@ function Item({item, q, current}: {item: StreamItem; q: string; current: boolean
           <strong>{item.ok ? '✔ Finished' : `✖ Ended with ${item.subtype || 'an error'}`}</strong>
           {item.turns !== undefined && <span>{item.turns} turns</span>}
           {item.durationMs !== undefined && <span>{duration(item.durationMs)}</span>}
-          {item.costUsd !== undefined && <span>${item.costUsd.toFixed(4)}</span>}
+          {item.costUsd !== undefined && <span>{money(item.costUsd)}</span>}
           {item.sessionId && <span>session <code>{item.sessionId}</code></span>}
           {item.text && <div className="st-result-text">{h(item.text)}</div>}
         </div>

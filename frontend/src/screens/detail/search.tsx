@@ -50,6 +50,12 @@ export interface Nav {
   dir: 1 | -1
 }
 
+/** The match shown as current: the one chosen, else (none chosen yet, or out of range) the latest; -1 for none. */
+export function currentMatch(chosen: number, total: number): number {
+  if (total === 0) return -1
+  return chosen < 0 || chosen >= total ? total - 1 : chosen
+}
+
 /** The next current match after a step (wrapping); the last one when there is none yet. */
 export function step(cur: number, total: number, dir: 1 | -1): number {
   if (total === 0) return -1

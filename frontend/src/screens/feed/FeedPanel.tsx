@@ -88,7 +88,7 @@ export function FeedPanel() {
         : (
           <ol className="feed-list">
             {entries.map((f) => {
-              const fresh = !f.byUser && (parseTime(f.time) ?? 0) > (before.get(f.projectId) ?? 0)
+              const fresh = !f.byUser && !f.quiet && (parseTime(f.time) ?? 0) > (before.get(f.projectId) ?? 0)
               return (
                 <li key={f.key} className={`lv-${f.level}${fresh ? ' fresh' : ''}`} data-feed-entry>
                   <span className="feed-icon" aria-hidden="true">{ICON[f.level]}</span>
@@ -101,7 +101,7 @@ export function FeedPanel() {
                     </span>
                     {f.reason && <span className="feed-reason" title={f.reason}>{f.reason}</span>}
                   </span>
-                  <span className="feed-when" title={exact(f.time)}>
+                  <span className="feed-when" title={f.lastTime ? `First ${exact(f.time)}\nLatest ${exact(f.lastTime)}` : exact(f.time)}>
                     {scope === 'all' && <span className="feed-project">{names.get(f.projectId) ?? f.projectId}</span>}
                     {ago(f.time)}
                   </span>
