@@ -53,12 +53,18 @@ export function Menu({label, items, children = '⋯', tabIndex}: Props) {
     }
     document.addEventListener('mousedown', onDown)
     window.addEventListener('keydown', onKey, true)
-    menu.current?.querySelector<HTMLElement>('[role="menuitem"]:not(:disabled)')?.focus()
     return () => {
       document.removeEventListener('mousedown', onDown)
       window.removeEventListener('keydown', onKey, true)
     }
   }, [open])
+
+  // The first item takes the focus once the menu is placed (hidden until then, it could not).
+  useEffect(() => {
+    if (open && pos && !menu.current?.contains(document.activeElement)) {
+      menu.current?.querySelector<HTMLElement>('[role="menuitem"]:not(:disabled)')?.focus()
+    }
+  }, [open, pos])
 
   const onMenuKey = (e: React.KeyboardEvent) => {
     if (e.key === 'Tab') {
