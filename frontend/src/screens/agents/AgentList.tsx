@@ -133,7 +133,7 @@ export function AgentList({groups, selectedId, cursorId, onSelect, onCursor, sor
               </tr>
               {open && agents.map((a: Agent, i) => (
                 <AgentRow key={a.id} agent={a} now={now} selected={a.id === selectedId} cursor={a.id === cursorId}
-                  entry={a.id === entry} place={{at: i + 1, of: agents.length}}
+                  entry={a.id === entry} at={i + 1} of={agents.length}
                   onSelect={onSelect} cols={cols} seenRuns={runs?.[a.id]}/>
               ))}
             </tbody>

@@ -60,7 +60,8 @@ interface Props {
   /** The row in the Tab order (the list's one), with its buttons. */
   entry?: boolean
   /** Its place in its group (read as "2 of 5"). */
-  place?: {at: number; of: number}
+  at?: number
+  of?: number
   onSelect: (id: string) => void
   /** The columns shown (all when not given). */
   cols?: ReadonlySet<ColumnId>
@@ -73,7 +74,7 @@ interface Props {
  * times, runs, cost, actions. A row of the list's treegrid: the row and each
  * cell take the focus (the actions cell's buttons, rather than the cell).
  */
-export const AgentRow = memo(function AgentRow({agent: a, now, selected, cursor, entry = false, place, onSelect, cols, seenRuns = 0}: Props) {
+export const AgentRow = memo(function AgentRow({agent: a, now, selected, cursor, entry = false, at, of, onSelect, cols, seenRuns = 0}: Props) {
   const has = (c: ColumnId) => !cols || cols.has(c)
   const v = statusView(a)
   // "Process exited with code 3" says no more than "exit code 3" on a crowded line; the tooltip has it all.
@@ -96,7 +97,7 @@ export const AgentRow = memo(function AgentRow({agent: a, now, selected, cursor,
   const cls = [selected && 'selected', cursor && 'cursor'].filter(Boolean).join(' ') || undefined
   return (
     <tr role="row" data-agent={a.id} data-tip-head={a.name || a.id} className={cls} aria-selected={selected} aria-level={2}
-      aria-posinset={place?.at} aria-setsize={place?.of} tabIndex={entry ? 0 : -1} data-focus-home={entry || undefined}
+      aria-posinset={at} aria-setsize={of} tabIndex={entry ? 0 : -1} data-focus-home={entry || undefined}
       onClick={() => onSelect(a.id)}>
       <td role="rowheader" tabIndex={-1} className="c-agent" title={`${a.name ? `${a.name} (${a.id})` : a.id}\n${joinArgs([a.command, ...withBudgetFlags(a, a.args ?? [])])}`}>
         <span className="agent-cell">
