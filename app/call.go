@@ -18,8 +18,9 @@ import (
 // an array, a text answer as a string). The window is the user's own
 // client: secret values come as they are, and it masks them itself. A
 // refused call rejects with the JSON of the error, {"error", "message",
-// "status"}, which the frontend's client turns back into an error.
-func (a *App) Call(operationID string, params map[string]any, body any) (any, error) {
+// "status"}, which the frontend's client turns back into an error. The body
+// comes as JSON text ("": none).
+func (a *App) Call(operationID string, params map[string]any, body string) (any, error) {
 	c, err := a.client()
 	if err != nil {
 		return nil, &CallError{Name: "EngineUnavailable", Message: err.Error()}
@@ -39,10 +40,8 @@ func (a *App) Call(operationID string, params map[string]any, body any) (any, er
 		}
 	}
 	var b []byte
-	if body != nil {
-		if b, err = json.Marshal(body); err != nil {
-			return nil, &CallError{Name: "ValidationError", Message: err.Error()}
-		}
+	if t := strings.TrimSpace(body); t != "" && t != "null" {
+		b = []byte(t)
 	}
 	a.beforeCall(operationID, ps)
 	resp, err := c.CallByID(context.Background(), operationID, ps, b, api.Reveal(true))

@@ -13,11 +13,11 @@ describe('the typed client', () => {
     vi.mocked(App.Call).mockResolvedValue({id: 'web', status: 'running'})
     const rec = await call('startAgent', {project: 'p1', agent: 'web'})
     expect(rec.status).toBe('running')
-    expect(App.Call).toHaveBeenCalledWith('startAgent', {project: 'p1', agent: 'web'}, null)
+    expect(App.Call).toHaveBeenCalledWith('startAgent', {project: 'p1', agent: 'web'}, '')
     await call('stopAgent', {project: 'p1', agent: 'web'}, {graceSec: 3})
-    expect(App.Call).toHaveBeenLastCalledWith('stopAgent', {project: 'p1', agent: 'web'}, {graceSec: 3})
+    expect(App.Call).toHaveBeenLastCalledWith('stopAgent', {project: 'p1', agent: 'web'}, '{"graceSec":3}')
     await api.agents.stop('p1', 'web') // the agent's own grace: no body
-    expect(App.Call).toHaveBeenLastCalledWith('stopAgent', {project: 'p1', agent: 'web'}, null)
+    expect(App.Call).toHaveBeenLastCalledWith('stopAgent', {project: 'p1', agent: 'web'}, '')
   })
 
   it('turns the engine’s refusal into an ApiError with its kind, words and status', async () => {

@@ -72,7 +72,7 @@ function asApiError(err: unknown): unknown {
 export async function call<K extends OperationId>(id: K, ...args: CallArgs<K>): Promise<Answer<K>> {
   const [params, body] = args as [Record<string, unknown> | undefined, unknown]
   try {
-    return (await App.Call(id, params ?? {}, body ?? null)) as Answer<K>
+    return (await App.Call(id, params ?? {}, body === undefined || body === null ? '' : JSON.stringify(body))) as Answer<K>
   } catch (err) {
     throw asApiError(err)
   }
