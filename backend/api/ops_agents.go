@@ -248,6 +248,26 @@ var GetStats = define(&Op[AgentIn, Reply[[]store.Stats]]{
 	return &Reply[[]store.Stats]{hist}, err
 })
 
+// runsEngine is what listRuns needs of the engine (*supervisor.Engine has
+// it; an engine without it answers as if the operation did not exist).
+type runsEngine interface {
+	Runs(projectID, agentID string) ([]supervisor.Run, error)
+}
+
+var _ runsEngine = (*supervisor.Engine)(nil)
+
+var ListRuns = define(&Op[AgentIn, Reply[[]supervisor.Run]]{
+	ID: "listRuns", Method: http.MethodGet, Path: agentPath + "/runs", Access: UserOnly,
+	Summary: "An agent's runs, oldest first: when and why each started, its session, where its lines begin in the log, how it ended",
+}, func(h *handler, ctx context.Context, in *AgentIn) (*Reply[[]supervisor.Run], error) {
+	e, ok := h.eng.(runsEngine)
+	if !ok {
+		return nil, noSuchEndpoint(ctx)
+	}
+	runs, err := e.Runs(in.Project, in.Agent)
+	return &Reply[[]supervisor.Run]{runs}, err
+})
+
 // answerer makes answers of a request's results.
 type answerer struct{ ctx context.Context }
 

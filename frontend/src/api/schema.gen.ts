@@ -316,6 +316,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{project}/agents/{agent}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An agent's runs, oldest first: when and why each started, its session, where its lines begin in the log, how it ended */
+        get: operations["listRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/projects/{project}/agents/{agent}/start": {
         parameters: {
             query?: never;
@@ -974,6 +991,31 @@ export interface components {
             queuePosition?: number;
             resumed?: boolean;
             status?: string;
+        };
+        Run: {
+            /** @description the status it ended in: completed, failed, stopped, interrupted, paused */
+            end?: string;
+            /** Format: date-time */
+            endedAt?: string;
+            /** Format: int64 */
+            exitCode?: number;
+            exitReason?: string;
+            /**
+             * Format: int64
+             * @description the byte offset in agent.log of its first line
+             */
+            logOffset?: number;
+            /**
+             * Format: int64
+             * @description 1-based, in the order the runs started
+             */
+            n: number;
+            /** @description why it started: start, resume, auto-resume, keep-alive restart, … */
+            reason: string;
+            /** @description the session it ran in, once its output said */
+            sessionId?: string;
+            /** Format: date-time */
+            startedAt: string;
         };
         RunFigures: {
             /** Format: date-time */
@@ -2016,6 +2058,40 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Record"];
+                };
+            };
+            /** @description an error: its kind and what was wrong */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listRuns: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project's id */
+                project: string;
+                /** @description the agent's id */
+                agent: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"][] | null;
                 };
             };
             /** @description an error: its kind and what was wrong */
