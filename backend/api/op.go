@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"reflect"
 	"strings"
@@ -74,8 +73,7 @@ type Info struct {
 type Param struct {
 	Name string
 	In   string // path, query or header
-	kind reflect.Kind
-	opt  bool // an Opt[T]
+	opt  bool   // an Opt[T]
 	idx  []int
 }
 
@@ -140,10 +138,8 @@ func paramsOf(t reflect.Type) []Param {
 			if name == "" {
 				continue
 			}
-			p := Param{Name: name, In: loc, kind: f.Type.Kind(), idx: f.Index}
-			if o, ok := reflect.New(f.Type).Interface().(optional); ok {
-				p.opt, p.kind = true, o.valueKind()
-			}
+			p := Param{Name: name, In: loc, idx: f.Index}
+			_, p.opt = reflect.New(f.Type).Interface().(optional)
 			out = append(out, p)
 		}
 	}
@@ -231,12 +227,10 @@ type Opt[T any] struct {
 func Some[T any](v T) Opt[T] { return Opt[T]{Value: v, Set: true} }
 
 type optional interface {
-	valueKind() reflect.Kind
 	value() (any, bool)
 }
 
-func (o *Opt[T]) valueKind() reflect.Kind { return reflect.TypeFor[T]().Kind() }
-func (o *Opt[T]) value() (any, bool)      { return o.Value, o.Set }
+func (o *Opt[T]) value() (any, bool) { return o.Value, o.Set }
 
 // Receiver, OnParamSet and Schema make an Opt a parameter huma parses.
 func (o *Opt[T]) Receiver() reflect.Value      { return reflect.ValueOf(o).Elem().Field(0) }
@@ -261,5 +255,3 @@ type AgentIn struct {
 	Project string `path:"project" doc:"the project's id"`
 	Agent   string `path:"agent" doc:"the agent's id"`
 }
-
-func (i Info) String() string { return fmt.Sprintf("%s %s %s", i.ID, i.Method, i.Path) }
