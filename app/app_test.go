@@ -55,10 +55,7 @@ func TestStartupEmbedsOrAttaches(t *testing.T) {
 	if _, err := os.Stat(engineFile); err != nil {
 		t.Fatalf("engine.json: %v", err)
 	}
-	p, err := a.Projects.Add(t.TempDir(), "shared")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := addProject(t, a, t.TempDir(), "shared")
 
 	// A second window attaches to the first one's engine.
 	b := New("test")
@@ -69,25 +66,26 @@ func TestStartupEmbedsOrAttaches(t *testing.T) {
 	if err != nil || bst.State != EngineAttached || bst.URL != st.URL {
 		t.Fatalf("second window: %+v, %v", bst, err)
 	}
-	list, err := b.Projects.List()
-	if err != nil || len(list) != 1 || list[0].ID != p.ID {
+	var list []supervisor.ProjectView
+	if err := call(b, "listProjects", nil, nil, &list); err != nil || len(list) != 1 || list[0].ID != p.ID {
 		t.Fatalf("projects through the attached engine: %+v %v", list, err)
 	}
-	if _, err := b.Agents.Create(p.ID, supervisor.AgentSpec{ID: "x", Command: "sh", Args: []string{"-c", "exec sleep 30"}, GraceSec: 1}); err != nil {
+	if err := call(b, "createAgent", map[string]any{"project": p.ID}, supervisor.AgentSpec{ID: "x", Command: "sh", Args: []string{"-c", "exec sleep 30"}, GraceSec: 1}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.Agents.Start(p.ID, "x"); err != nil {
+	if err := call(b, "startAgent", agentParams(p.ID, "x"), nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "the attached window got the engine's events", func() bool { return brec.count("agent:state") >= 2 })
-	if _, err := a.Agents.Get(p.ID, "x"); err != nil {
+	if err := call(a, "getAgent", agentParams(p.ID, "x"), nil, nil); err != nil {
 		t.Fatalf("the first window does not see the agent: %v", err)
 	}
-	_, err = b.Agents.Start(p.ID, "x")
-	if !errors.Is(err, supervisor.ErrAlreadyRunning) {
+	err = call(b, "startAgent", agentParams(p.ID, "x"), nil, nil)
+	var ce *CallError
+	if !errors.As(err, &ce) || ce.Name != supervisor.ErrAlreadyRunning.Error() || ce.Status != 409 {
 		t.Fatalf("an engine error through the API: %v", err)
 	}
-	if _, err := b.Agents.Stop(p.ID, "x", 1); err != nil {
+	if err := call(b, "stopAgent", agentParams(p.ID, "x"), map[string]int{"graceSec": 1}, nil); err != nil {
 		t.Fatal(err)
 	}
 
@@ -97,14 +95,14 @@ func TestStartupEmbedsOrAttaches(t *testing.T) {
 		t.Fatalf("engine.json left after shutdown: %v", err)
 	}
 	eventually(t, "the attached window noticed", func() bool { s, _ := b.Engine(); return s.State == EngineLost })
-	if _, err := b.Projects.List(); err == nil {
+	if err := call(b, "listProjects", nil, nil, nil); err == nil {
 		t.Fatal("a lost engine still answers")
 	}
 	if st, err := b.StartEngine(); err != nil || st.State != EngineEmbedded {
 		t.Fatalf("StartEngine: %+v %v", st, err)
 	}
-	if list, _ := b.Projects.List(); len(list) != 1 {
-		t.Fatalf("projects in the new engine: %+v", list)
+	if err := call(b, "listProjects", nil, nil, &list); err != nil || len(list) != 1 {
+		t.Fatalf("projects in the new engine: %+v, %v", list, err)
 	}
 	OnShutdown(b)(ctx)
 	if _, err := a.Engine(); err == nil {

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"math"
-	"net/http"
 	"strconv"
 
 	"shepherd/backend/api"
@@ -89,33 +88,36 @@ func setupBudget(fs *flag.FlagSet) runFunc {
 			}
 			return answerBudget(e, id, pos)
 		}
-		var cur store.Record
-		if _, err := e.call(http.MethodGet, agentURL(id, pos[1])+"?reveal=true", nil, &cur); err != nil {
+		agent := api.AgentIn{Project: id, Agent: pos[1]}
+		got, _, err := call(e, api.GetAgent, agent, api.Reveal(true))
+		if err != nil {
 			return err
 		}
+		cur := got.Body
 		if usd.v == nil && turns.v == nil {
 			if e.json {
-				_, err := e.fetch(http.MethodGet, agentURL(id, pos[1]), nil, &cur)
+				_, _, err := fetch(e, api.GetAgent, agent)
 				return err
 			}
-			fmt.Fprintf(e.stdout, "Budget of %s: %s\n", cur.ID, budgetText(&cur))
+			fmt.Fprintf(e.stdout, "Budget of %s: %s\n", cur.ID, budgetText(cur))
 			if cur.BudgetPause != "" && cur.Status == "paused" {
 				fmt.Fprintf(e.stdout, "Paused: %s\nAnswer: shepherd budget %s %s raise N|remove|once|stop\n", cur.PauseNote, pos[0], pos[1])
 			}
 			return nil
 		}
-		spec := specOf(&cur)
+		spec := specOf(cur)
 		if usd.v != nil {
 			spec.MaxBudgetUsd = *usd.v
 		}
 		if turns.v != nil {
 			spec.MaxTurns = *turns.v
 		}
-		var r store.Record
-		if human, err := e.fetch(http.MethodPut, agentURL(id, pos[1]), spec, &r); !human {
+		out, human, err := fetch(e, api.UpdateAgent, api.UpdateAgentIn{Project: id, Agent: pos[1], Body: spec})
+		if !human {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "Budget of %s: %s\n", r.ID, budgetText(&r))
+		r := out.Body
+		fmt.Fprintf(e.stdout, "Budget of %s: %s\n", r.ID, budgetText(r))
 		return nil
 	}
 }
@@ -143,19 +145,20 @@ func answerBudget(e *env, id string, pos []string) error {
 	default:
 		return usagef("budget: answer raise N, remove, once or stop, not %q", in.Action)
 	}
-	var r store.Record
-	if human, err := e.fetch(http.MethodPost, agentURL(id, pos[1], "budget"), in, &r); !human {
+	out, human, err := fetch(e, api.AnswerBudget, api.BudgetIn{Project: id, Agent: pos[1], Body: in})
+	if !human {
 		return err
 	}
+	r := out.Body
 	switch in.Action {
 	case supervisor.AnswerStop:
 		fmt.Fprintf(e.stdout, "Stopped %s (%s).\n", r.ID, r.Status)
 	case supervisor.AnswerOnce:
 		fmt.Fprintf(e.stdout, "Resumed %s once past its budget (%s).\n", r.ID, r.Status)
 	case supervisor.AnswerRemove:
-		fmt.Fprintf(e.stdout, "Limit removed; %s is %s. Budget: %s\n", r.ID, r.Status, budgetText(&r))
+		fmt.Fprintf(e.stdout, "Limit removed; %s is %s. Budget: %s\n", r.ID, r.Status, budgetText(r))
 	default:
-		fmt.Fprintf(e.stdout, "Raised; %s is %s. Budget: %s\n", r.ID, r.Status, budgetText(&r))
+		fmt.Fprintf(e.stdout, "Raised; %s is %s. Budget: %s\n", r.ID, r.Status, budgetText(r))
 	}
 	return nil
 }

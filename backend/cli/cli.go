@@ -189,50 +189,33 @@ func (e *env) connect() (*api.Client, error) {
 	return e.client, nil
 }
 
-// call sends one request and maps "could not reach it" to errNoEngine.
-func (e *env) call(method, path string, body, out any) ([]byte, error) {
+// call sends one operation and maps "could not reach it" to errNoEngine;
+// it returns the answer decoded and as it came.
+func call[I, O any](e *env, op *api.Op[I, O], in I, opts ...api.CallOption) (*O, []byte, error) {
 	c, err := e.connect()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	raw, err := c.JSON(e.ctx, method, path, body, out)
+	out, raw, err := api.CallRaw(e.ctx, c, op, in, opts...)
 	if errors.Is(err, api.ErrUnreachable) {
-		return nil, errNoEngine
+		return nil, nil, errNoEngine
 	}
-	return raw, err
+	return out, raw, err
 }
 
 // fetch is call for commands that print a human answer: with --json it
-// prints the raw answer itself and returns human=false, as it does on error.
-func (e *env) fetch(method, path string, body, out any) (human bool, err error) {
-	if e.reveal {
-		if strings.Contains(path, "?") {
-			path += "&reveal=true"
-		} else {
-			path += "?reveal=true"
-		}
-	}
-	raw, err := e.call(method, path, body, out)
+// prints the raw answer itself and returns human=false, as it does on
+// error; --show-secrets asks for secret values as they are.
+func fetch[I, O any](e *env, op *api.Op[I, O], in I) (out *O, human bool, err error) {
+	out, raw, err := call(e, op, in, api.Reveal(e.reveal))
 	if err != nil {
-		return false, err
+		return nil, false, err
 	}
 	if e.json {
 		e.printRaw(raw)
-		return false, nil
+		return out, false, nil
 	}
-	return true, nil
-}
-
-func (e *env) do(method, path string, body any) (*api.Response, error) {
-	c, err := e.connect()
-	if err != nil {
-		return nil, err
-	}
-	resp, err := c.Do(e.ctx, method, path, body)
-	if errors.Is(err, api.ErrUnreachable) {
-		return nil, errNoEngine
-	}
-	return resp, err
+	return out, true, nil
 }
 
 // printRaw writes the API's JSON answer as is (with a final newline).

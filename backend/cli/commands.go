@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"net/http"
-	"net/url"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -91,36 +90,21 @@ func cmdHelp(e *env, pos, _ []string) error {
 	return nil
 }
 
-// projectURL is /v1/projects/{id} followed by the escaped parts.
-func projectURL(id string, parts ...string) string {
-	var b strings.Builder
-	b.WriteString("/v1/projects/")
-	b.WriteString(url.PathEscape(id))
-	for _, p := range parts {
-		b.WriteByte('/')
-		b.WriteString(url.PathEscape(p))
-	}
-	return b.String()
-}
-
-func agentURL(project, agent string, parts ...string) string {
-	return projectURL(project, append([]string{"agents", agent}, parts...)...)
-}
-
 // resolveProject turns a project argument (id, name or path) into its id. An
 // argument that matches nothing is passed on as is, so that the engine
 // answers ProjectNotFound in its own words.
 func (e *env) resolveProject(arg string) (string, error) {
-	var ps []store.Project
-	if _, err := e.call(http.MethodGet, "/v1/projects", nil, &ps); err != nil {
+	out, _, err := call(e, api.ListProjects, api.NoInput{})
+	if err != nil {
 		return "", err
 	}
+	ps := out.Body
 	for _, p := range ps {
 		if p.ID == arg {
 			return p.ID, nil
 		}
 	}
-	var byName []store.Project
+	var byName []supervisor.ProjectView
 	for _, p := range ps {
 		if p.Name == arg {
 			byName = append(byName, p)
@@ -158,10 +142,11 @@ func canonical(p string) string {
 // --- projects
 
 func cmdProjects(e *env, _, _ []string) error {
-	var ps []supervisor.ProjectView
-	if human, err := e.fetch(http.MethodGet, "/v1/projects", nil, &ps); !human {
+	out, human, err := fetch(e, api.ListProjects, api.NoInput{})
+	if !human {
 		return err
 	}
+	ps := out.Body
 	if len(ps) == 0 {
 		fmt.Fprintln(e.stdout, "No projects yet. Add one with: shepherd add-project PATH")
 		return nil
@@ -182,19 +167,12 @@ func setupAddProject(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		resp, err := e.do(http.MethodPost, "/v1/projects", api.ProjectInput{Path: path, Name: *name})
-		if err != nil {
+		out, human, err := fetch(e, api.AddProject, api.AddProjectIn{Body: api.ProjectInput{Path: path, Name: *name}})
+		if !human {
 			return err
 		}
-		if e.json {
-			e.printRaw(resp.Body)
-			return nil
-		}
-		var p store.Project
-		if err := json.Unmarshal(resp.Body, &p); err != nil {
-			return err
-		}
-		if resp.Status == http.StatusCreated {
+		p := out.Body
+		if out.Status == http.StatusCreated {
 			fmt.Fprintf(e.stdout, "Added project %s (%s) at %s\n", p.Name, p.ID, p.Path)
 		} else {
 			fmt.Fprintf(e.stdout, "Project %s (%s) at %s is already known\n", p.Name, p.ID, p.Path)
@@ -208,10 +186,11 @@ func cmdSelect(e *env, pos, _ []string) error {
 	if err != nil {
 		return err
 	}
-	var sum supervisor.SyncSummary
-	if human, err := e.fetch(http.MethodPost, projectURL(id, "select"), nil, &sum); !human {
+	out, human, err := fetch(e, api.SelectProject, api.ProjectIn{Project: id})
+	if !human {
 		return err
 	}
+	sum := out.Body
 	fmt.Fprintf(e.stdout, "Project %s selected: %d agent(s)", e.projectNames().of(sum.ProjectID), sum.Total)
 	keys := make([]string, 0, len(sum.Counts))
 	for k := range sum.Counts {
@@ -272,10 +251,11 @@ func cmdList(e *env, pos []string) error {
 	if err != nil {
 		return err
 	}
-	var recs []*store.Record
-	if human, err := e.fetch(http.MethodGet, projectURL(id, "agents"), nil, &recs); !human {
+	out, human, err := fetch(e, api.ListAgents, api.ListAgentsIn{Project: id})
+	if !human {
 		return err
 	}
+	recs := out.Body
 	if len(recs) == 0 {
 		fmt.Fprintf(e.stdout, "No agents in project %s.\n", e.projectText(id))
 		return nil
@@ -334,11 +314,11 @@ func cmdGet(e *env, pos, _ []string) error {
 	if err != nil {
 		return err
 	}
-	var r store.Record
-	if human, err := e.fetch(http.MethodGet, agentURL(id, pos[1]), nil, &r); !human {
+	out, human, err := fetch(e, api.GetAgent, api.AgentIn{Project: id, Agent: pos[1]})
+	if !human {
 		return err
 	}
-	return e.printRecord(&r)
+	return e.printRecord(out.Body)
 }
 
 func (e *env) printRecord(r *store.Record) error {
@@ -535,13 +515,14 @@ func setupCreate(fs *flag.FlagSet) runFunc {
 		if err := wt.apply(e, id, &spec, pre != nil); err != nil {
 			return err
 		}
-		var r store.Record
-		if human, err := e.fetch(http.MethodPost, projectURL(id, "agents"), spec, &r); !human {
+		out, human, err := fetch(e, api.CreateAgent, api.CreateAgentIn{Project: id, Body: spec})
+		if !human {
 			return err
 		}
+		r := out.Body
 		fmt.Fprintf(e.stdout, "Created agent %s in project %s; not started yet (shepherd start %s %s).\n", r.ID,
 			e.projectNames().of(r.ProjectID), e.projectNames().of(r.ProjectID), r.ID)
-		printWorktreeMade(e.stdout, &r)
+		printWorktreeMade(e.stdout, r)
 		return nil
 	}
 }
@@ -585,23 +566,23 @@ func setupSandbox(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		var cur store.Record
 		// The record as stored, secrets unmasked: the edit sends it back whole.
-		if _, err := e.call(http.MethodGet, agentURL(id, pos[1])+"?reveal=true", nil, &cur); err != nil {
+		cur, _, err := call(e, api.GetAgent, api.AgentIn{Project: id, Agent: pos[1]}, api.Reveal(true))
+		if err != nil {
 			return err
 		}
-		spec := specOf(&cur)
+		spec := specOf(cur.Body)
 		if *off {
 			spec.Permissions = nil
 		} else {
 			tags := splitTags(*perms)
 			spec.Permissions = &tags
 		}
-		var r store.Record
-		if human, err := e.fetch(http.MethodPut, agentURL(id, pos[1]), spec, &r); !human {
+		out, human, err := fetch(e, api.UpdateAgent, api.UpdateAgentIn{Project: id, Agent: pos[1], Body: spec})
+		if !human {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "Agent %s: %s\n", r.ID, sandboxText(r.Sandbox))
+		fmt.Fprintf(e.stdout, "Agent %s: %s\n", out.Body.ID, sandboxText(out.Body.Sandbox))
 		return nil
 	}
 }
@@ -618,31 +599,31 @@ func sandboxText(g *sandbox.Grants) string {
 	return s
 }
 
-// agentAction posts to an agent's action endpoint and prints say(record),
-// or the raw answer with --json.
-func agentAction(action string, say func(r store.Record) string) runFunc {
+// agentAction calls an agent's action and prints say(record), or the raw
+// answer with --json.
+func agentAction(op *api.Op[api.AgentIn, api.Reply[*store.Record]], say func(r store.Record) string) runFunc {
 	return func(e *env, pos, _ []string) error {
 		id, err := e.resolveProject(pos[0])
 		if err != nil {
 			return err
 		}
-		var r store.Record
-		if human, err := e.fetch(http.MethodPost, agentURL(id, pos[1], action), nil, &r); !human {
+		out, human, err := fetch(e, op, api.AgentIn{Project: id, Agent: pos[1]})
+		if !human {
 			return err
 		}
-		fmt.Fprintln(e.stdout, say(r))
+		fmt.Fprintln(e.stdout, say(*out.Body))
 		return nil
 	}
 }
 
 var (
-	cmdStart = agentAction("start", func(r store.Record) string {
+	cmdStart = agentAction(api.StartAgent, func(r store.Record) string {
 		return "Started " + r.ID + ": " + runText(&r) + "."
 	})
-	cmdAck = agentAction("ack", func(r store.Record) string {
+	cmdAck = agentAction(api.AckAgent, func(r store.Record) string {
 		return fmt.Sprintf("Acknowledged %s: it is %s and no longer needs you, until it fails again.", r.ID, r.Status)
 	})
-	cmdResume = agentAction("resume", func(r store.Record) string {
+	cmdResume = agentAction(api.ResumeAgent, func(r store.Record) string {
 		return fmt.Sprintf("Resumed %s, session %s: %s.", r.ID, dash(r.SessionID), runText(&r))
 	})
 )
@@ -655,19 +636,20 @@ func setupPause(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		in := api.PauseInput{Note: *note, Now: *now}
+		in := &api.PauseInput{Note: *note, Now: *now}
 		if len(pos) == 2 {
-			var r store.Record
-			if human, err := e.fetch(http.MethodPost, agentURL(id, pos[1], "pause"), in, &r); !human {
+			out, human, err := fetch(e, api.PauseAgent, api.PauseAgentIn{Project: id, Agent: pos[1], Body: in})
+			if !human {
 				return err
 			}
-			fmt.Fprintf(e.stdout, "Paused %s (session %s kept).\n", r.ID, dash(r.SessionID))
+			fmt.Fprintf(e.stdout, "Paused %s (session %s kept).\n", out.Body.ID, dash(out.Body.SessionID))
 			return nil
 		}
-		var res []supervisor.StopResult
-		if human, err := e.fetch(http.MethodPost, projectURL(id, "pause"), in, &res); !human {
+		out, human, err := fetch(e, api.PauseProject, api.PauseProjectIn{Project: id, Body: in})
+		if !human {
 			return err
 		}
+		res := out.Body
 		failed := 0
 		for _, r := range res {
 			if r.Error != "" {
@@ -689,17 +671,18 @@ func cmdUnpause(e *env, pos, _ []string) error {
 		return err
 	}
 	if len(pos) == 2 {
-		var r store.Record
-		if human, err := e.fetch(http.MethodPost, agentURL(id, pos[1], "unpause"), nil, &r); !human {
+		out, human, err := fetch(e, api.UnpauseAgent, api.AgentIn{Project: id, Agent: pos[1]})
+		if !human {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "Resumed %s (%s).\n", r.ID, statusText(&r))
+		fmt.Fprintf(e.stdout, "Resumed %s (%s).\n", out.Body.ID, statusText(out.Body))
 		return nil
 	}
-	var v supervisor.ProjectView
-	if human, err := e.fetch(http.MethodPost, projectURL(id, "unpause"), nil, &v); !human {
+	out, human, err := fetch(e, api.UnpauseProject, api.ProjectIn{Project: id})
+	if !human {
 		return err
 	}
+	v := out.Body
 	fmt.Fprintf(e.stdout, "Project resumed: %s running, %d queued.\n", liveText(v), v.Queued)
 	return nil
 }
@@ -773,15 +756,21 @@ func setupSettings(fs *flag.FlagSet) runFunc {
 			}
 			change[name] = b
 		}
-		var got supervisor.Settings
-		var raw []byte
-		if len(change) == 0 {
-			raw, err = e.call(http.MethodGet, "/v1/projects/"+url.PathEscape(id)+"/settings", nil, &got)
-		} else {
-			raw, err = e.call(http.MethodPut, "/v1/projects/"+url.PathEscape(id)+"/settings", change, &got)
-		}
+		cur, raw, err := call(e, api.GetSettings, api.ProjectIn{Project: id})
 		if err != nil {
 			return err
+		}
+		if len(change) > 0 {
+			// The changes over the settings as they are: the engine keeps
+			// what is not given the same way.
+			b, _ := json.Marshal(change)
+			s := cur.Body
+			if err := json.Unmarshal(b, &s); err != nil {
+				return err
+			}
+			if _, raw, err = call(e, api.PutSettings, api.PutSettingsIn{Project: id, Body: s}); err != nil {
+				return err
+			}
 		}
 		if e.json {
 			e.printRaw(raw)
@@ -811,15 +800,15 @@ func setupStop(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		var body any
+		in := api.StopAgentIn{Project: id, Agent: pos[1]}
 		if grace.v != nil {
-			body = api.StopInput{GraceSec: grace.v}
+			in.Body = &api.StopInput{GraceSec: grace.v}
 		}
-		var r store.Record
-		if human, err := e.fetch(http.MethodPost, agentURL(id, pos[1], "stop"), body, &r); !human {
+		out, human, err := fetch(e, api.StopAgent, in)
+		if !human {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "Stopped %s: %s.\n", r.ID, endText(&r))
+		fmt.Fprintf(e.stdout, "Stopped %s: %s.\n", out.Body.ID, endText(out.Body))
 		return nil
 	}
 }
@@ -833,24 +822,14 @@ func setupRemove(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		q := url.Values{}
-		if err := wt.query(q); err != nil {
+		in := api.RemoveAgentIn{Project: id, Agent: pos[1], Force: *force, DeleteLog: *deleteLog}
+		if err := wt.apply(&in); err != nil {
 			return err
 		}
-		if *force {
-			q.Set("force", "true")
-		}
-		if *deleteLog {
-			q.Set("deleteLog", "true")
-		}
-		path := agentURL(id, pos[1])
-		if len(q) > 0 {
-			path += "?" + q.Encode()
-		}
-		human, err := e.fetch(http.MethodDelete, path, nil, nil)
+		_, human, err := fetch(e, api.RemoveAgent, in)
 		if !human && askDiscard(e, err) {
-			q.Set("discardChanges", "true")
-			human, err = e.fetch(http.MethodDelete, agentURL(id, pos[1])+"?"+q.Encode(), nil, nil)
+			in.DiscardChanges = true
+			_, human, err = fetch(e, api.RemoveAgent, in)
 		}
 		if !human {
 			return err
@@ -869,11 +848,11 @@ func cmdStopAll(e *env, pos, _ []string) error {
 	if err != nil {
 		return err
 	}
-	var res []supervisor.StopResult
-	raw, err := e.call(http.MethodPost, projectURL(id, "stop-all"), nil, &res)
+	out, raw, err := call(e, api.StopAll, api.ProjectIn{Project: id})
 	if err != nil {
 		return err
 	}
+	res := out.Body
 	failed := 0
 	for _, r := range res {
 		if r.Error != "" {
@@ -927,17 +906,17 @@ func cmdPs(e *env, pos, _ []string) error {
 		if err != nil {
 			return err
 		}
-		var r store.Record
-		if human, err := e.fetch(http.MethodGet, "/v1/engine/processes/"+url.PathEscape(id)+"/"+url.PathEscape(pos[1]), nil, &r); !human {
+		out, human, err := fetch(e, api.GetProcess, api.AgentIn{Project: id, Agent: pos[1]})
+		if !human {
 			return err
 		}
-		return e.printRecord(&r)
+		return e.printRecord(out.Body)
 	}
-	var recs []*store.Record
-	if human, err := e.fetch(http.MethodGet, "/v1/engine/processes?stats=true", nil, &recs); !human {
+	out, human, err := fetch(e, api.ListProcesses, api.StatsIn{Stats: true})
+	if !human {
 		return err
 	}
-	return e.psTable(recs)
+	return e.psTable(out.Body)
 }
 
 // psColumns are the dashboard's columns; drop orders the least useful
@@ -1016,10 +995,11 @@ func memText(s *store.Stats) string {
 }
 
 func cmdStatus(e *env, _, _ []string) error {
-	var st api.EngineStatus
-	if human, err := e.fetch(http.MethodGet, "/v1/engine", nil, &st); !human {
+	out, human, err := fetch(e, api.GetEngine, api.NoInput{})
+	if !human {
 		return err
 	}
+	st := out.Body
 	fmt.Fprintf(e.stdout, "Engine running at %s (pid %d, version %s)\n", e.client.BaseURL, st.PID, st.Version)
 	if st.Sandbox != nil {
 		verdict := "every grant can be enforced"
@@ -1043,17 +1023,17 @@ func setupLogs(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		resp, err := e.do(http.MethodGet, agentURL(id, pos[1], "log")+"?tail="+strconv.Itoa(int(n)), nil)
+		out, _, err := call(e, api.GetLog, api.LogIn{Project: id, Agent: pos[1], Tail: int(n)})
 		if err != nil {
 			return err
 		}
-		if _, err := e.stdout.Write(resp.Body); err != nil {
+		if _, err := e.stdout.Write(out.Body); err != nil {
 			return err
 		}
 		if !*follow {
 			return nil
 		}
-		return e.followLog(id, pos[1], resp.Header.Get(api.HeaderLogOffset))
+		return e.followLog(id, pos[1], out.Offset)
 	}
 }
 
@@ -1062,11 +1042,7 @@ var followPoll = 250 * time.Millisecond
 
 // followLog polls the log from offset on until the context ends (Ctrl-C),
 // which is a normal end.
-func (e *env) followLog(project, agent, offset string) error {
-	off, err := strconv.ParseInt(offset, 10, 64)
-	if err != nil {
-		return fmt.Errorf("the engine did not say where the log ends (%s header): cannot follow", api.HeaderLogOffset)
-	}
+func (e *env) followLog(project, agent string, off int64) error {
 	t := time.NewTicker(followPoll)
 	defer t.Stop()
 	for {
@@ -1075,21 +1051,19 @@ func (e *env) followLog(project, agent, offset string) error {
 			return nil
 		case <-t.C:
 		}
-		resp, err := e.do(http.MethodGet, agentURL(project, agent, "log")+"?since="+strconv.FormatInt(off, 10), nil)
+		more, _, err := call(e, api.GetLog, api.LogIn{Project: project, Agent: agent, Since: api.Some(off)})
 		if err != nil {
 			if e.ctx.Err() != nil {
 				return nil
 			}
 			return err
 		}
-		if len(resp.Body) > 0 {
-			if _, err := e.stdout.Write(resp.Body); err != nil {
+		if len(more.Body) > 0 {
+			if _, err := e.stdout.Write(more.Body); err != nil {
 				return err
 			}
 		}
-		if next, err := strconv.ParseInt(resp.Header.Get(api.HeaderLogOffset), 10, 64); err == nil {
-			off = next
-		}
+		off = more.Offset
 	}
 }
 
@@ -1110,20 +1084,20 @@ func setupEvents(fs *flag.FlagSet) runFunc {
 // streamEvents prints the live events (of one project, with pos) until
 // Ctrl-C; with --json, one JSON object a line.
 func (e *env) streamEvents(pos []string) error {
-	q := ""
+	var in api.StreamIn
 	if len(pos) == 1 {
 		id, err := e.resolveProject(pos[0])
 		if err != nil {
 			return err
 		}
-		q = "project=" + url.QueryEscape(id)
+		in.Project = id
 	}
 	c, err := e.connect()
 	if err != nil {
 		return err
 	}
 	names := e.projectNames()
-	err = c.Stream(e.ctx, q, 0, func(ev api.StreamEvent) error {
+	err = c.Stream(e.ctx, in, func(ev api.StreamEvent) error {
 		if ev.Name == "hello" {
 			fmt.Fprintln(e.stderr, "Following the engine's events (Ctrl-C to stop)…")
 			return nil
@@ -1192,14 +1166,13 @@ func cmdQuit(e *env, _, _ []string) error {
 	if err != nil {
 		return err
 	}
-	var ans struct {
-		PID int `json:"pid"`
-	}
-	if _, err := e.call(http.MethodPost, "/v1/engine/quit", nil, &ans); err != nil {
+	out, _, err := call(e, api.QuitEngine, api.NoInput{})
+	if err != nil {
 		return err
 	}
+	ans := out.Body
 	for deadline := time.Now().Add(45 * time.Second); time.Now().Before(deadline); {
-		if _, err := c.Do(e.ctx, http.MethodGet, "/v1/engine", nil); errors.Is(err, api.ErrUnreachable) {
+		if _, err := api.Call(e.ctx, c, api.GetEngine, api.NoInput{}); errors.Is(err, api.ErrUnreachable) {
 			if !e.json {
 				fmt.Fprintf(e.stdout, "Shepherd (pid %d) has quit.\n", ans.PID)
 			}
@@ -1219,15 +1192,15 @@ func cmdEvents(e *env, pos, _ []string) error {
 	if err != nil {
 		return err
 	}
-	resp, err := e.do(http.MethodGet, projectURL(id, "events"), nil)
+	out, _, err := call(e, api.ListEvents, api.EventsIn{Project: id})
 	if err != nil {
 		return err
 	}
 	if e.json {
-		_, err := e.stdout.Write(resp.Body)
+		_, err := e.stdout.Write(out.Body)
 		return err
 	}
-	lines := strings.Split(strings.TrimRight(string(resp.Body), "\n"), "\n")
+	lines := strings.Split(strings.TrimRight(string(out.Body), "\n"), "\n")
 	if len(lines) == 1 && lines[0] == "" {
 		fmt.Fprintln(e.stdout, "No events yet.")
 		return nil
@@ -1286,10 +1259,9 @@ func (m projectNameMap) of(id string) string {
 // projectNames asks the engine for the names of the known projects (empty
 // when it cannot: the ids are shown then).
 func (e *env) projectNames() projectNameMap {
-	var ps []store.Project
 	m := projectNameMap{}
-	if _, err := e.call(http.MethodGet, "/v1/projects", nil, &ps); err == nil {
-		for _, p := range ps {
+	if out, _, err := call(e, api.ListProjects, api.NoInput{}); err == nil {
+		for _, p := range out.Body {
 			m[p.ID] = p.Name
 		}
 	}
@@ -1299,9 +1271,8 @@ func (e *env) projectNames() projectNameMap {
 // projectText names a project for a sentence: its name and, as two may share
 // a name, its folder ("twin (/src/twin)"); its id when it is not known.
 func (e *env) projectText(id string) string {
-	var ps []store.Project
-	if _, err := e.call(http.MethodGet, "/v1/projects", nil, &ps); err == nil {
-		for _, p := range ps {
+	if out, _, err := call(e, api.ListProjects, api.NoInput{}); err == nil {
+		for _, p := range out.Body {
 			if p.ID == id && p.Name != "" {
 				return p.Name + " (" + p.Path + ")"
 			}

@@ -74,18 +74,18 @@ func (e *env) serveMCP() error {
 	case asAgent && derr != nil:
 		cfg.EngineErr = derr
 	case asAgent:
-		r := api.NewRemote(info)
-		who, err := r.Whoami(e.ctx)
+		c := api.NewClient(info)
+		who, err := api.Call(e.ctx, c, api.GetWhoami, api.NoInput{})
 		if err != nil {
 			cfg.EngineErr = fmt.Errorf("cannot reach Shepherd's engine at %s with this agent's credential: %w", info.URL, err)
 			break
 		}
-		cfg.Engine = r
-		cfg.Caller = mcpserver.Caller{ProjectID: who.ProjectID, AgentID: who.AgentID}
+		cfg.Engine = c
+		cfg.Caller = mcpserver.Caller{ProjectID: who.Body.ProjectID, AgentID: who.Body.AgentID}
 	case derr == nil:
-		r := api.NewRemote(info)
-		if _, err := r.Status(e.ctx); err == nil {
-			cfg.Engine = r
+		c := api.NewClient(info)
+		if _, err := api.Call(e.ctx, c, api.GetEngine, api.NoInput{}); err == nil {
+			cfg.Engine = c
 		}
 	}
 	if cfg.Engine == nil && !asAgent {
@@ -95,7 +95,7 @@ func (e *env) serveMCP() error {
 			fmt.Fprintf(e.stderr, "shepherd mcp: no engine is running and none could be started: %v\n", err)
 		} else {
 			defer h.Close()
-			cfg.Engine = api.NewRemote(h.Info)
+			cfg.Engine = api.NewClient(h.Info)
 			fmt.Fprintf(e.stderr, "shepherd mcp: no engine was running; started one (pid %d) for this session — the app or `shepherd serve` can take over later\n", h.Info.PID)
 		}
 	}

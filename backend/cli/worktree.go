@@ -6,8 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
-	"net/url"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -58,9 +56,8 @@ func (f worktreeFlags) apply(e *env, projectID string, spec *supervisor.AgentSpe
 
 // projectPath is the folder of project id ("" when unknown).
 func (e *env) projectPath(id string) string {
-	var ps []store.Project
-	if _, err := e.call(http.MethodGet, "/v1/projects", nil, &ps); err == nil {
-		for _, p := range ps {
+	if out, _, err := call(e, api.ListProjects, api.NoInput{}); err == nil {
+		for _, p := range out.Body {
 			if p.ID == id {
 				return p.Path
 			}
@@ -96,11 +93,11 @@ func setupDiff(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		var d workspace.Diff
-		if human, err := e.fetch(http.MethodGet, agentURL(id, pos[1], "diff"), nil, &d); !human {
+		out, human, err := fetch(e, api.GetDiff, api.AgentIn{Project: id, Agent: pos[1]})
+		if !human {
 			return err
 		}
-		printDiff(e.stdout, pos[1], &d, *patch)
+		printDiff(e.stdout, pos[1], out.Body, *patch)
 		return nil
 	}
 }
@@ -164,26 +161,24 @@ func addRemoveFlags(fs *flag.FlagSet) removeFlags {
 	}
 }
 
-// query adds the choice to q.
-func (f removeFlags) query(q url.Values) error {
+// apply puts the choice in a removal.
+func (f removeFlags) apply(in *api.RemoveAgentIn) error {
 	n := 0
 	for how, set := range map[string]bool{workspace.Keep: *f.keep, workspace.Merge: *f.merge, workspace.Discard: *f.discard} {
 		if set {
-			q.Set("worktree", how)
+			in.Worktree = how
 			n++
 		}
 	}
 	if n > 1 {
 		return usagef("use one of --keep, --merge and --discard")
 	}
-	if *f.discardChanges {
-		q.Set("discardChanges", "true")
-	}
+	in.DiscardChanges = *f.discardChanges
 	if *f.message != "" {
 		if !*f.merge {
 			return usagef("-m goes with --merge")
 		}
-		q.Set("message", *f.message)
+		in.Message = *f.message
 	}
 	return nil
 }
@@ -225,18 +220,18 @@ func setupMerge(fs *flag.FlagSet) runFunc {
 			if *message != "" {
 				return usagef("-m does not go with --plan")
 			}
-			var p workspace.MergePlan
-			if human, err := e.fetch(http.MethodGet, agentURL(id, pos[1], "worktree", "merge"), nil, &p); !human {
+			out, human, err := fetch(e, api.GetMergePlan, api.AgentIn{Project: id, Agent: pos[1]})
+			if !human {
 				return err
 			}
-			printMergePlan(e.stdout, &p)
+			printMergePlan(e.stdout, &out.Body)
 			return nil
 		}
-		var res workspace.MergeResult
-		human, err := e.fetch(http.MethodPost, agentURL(id, pos[1], "worktree", "merge"), api.MergeRequest{Message: *message}, &res)
+		out, human, err := fetch(e, api.MergeWorktree, api.MergeIn{Project: id, Agent: pos[1], Body: &api.MergeRequest{Message: *message}})
 		if err != nil {
 			return err
 		}
+		res := out.Body
 		if res.Conflict != nil {
 			if human {
 				printConflict(e.stdout, pos[0], pos[1], e.projectPath(id), res.Conflict)
@@ -321,10 +316,11 @@ func setupResolve(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		var res supervisor.ResolveResult
-		if human, err := e.fetch(http.MethodPost, agentURL(id, pos[1], "worktree", "resolve"), api.MergeRequest{Message: *message}, &res); !human {
+		out, human, err := fetch(e, api.AskToResolve, api.MergeIn{Project: id, Agent: pos[1], Body: &api.MergeRequest{Message: *message}})
+		if !human {
 			return err
 		}
+		res := out.Body
 		if res.Committed != "" {
 			fmt.Fprintf(e.stdout, "Committed %s's uncommitted work as %s.\n", pos[1], shortID(res.Committed))
 		}

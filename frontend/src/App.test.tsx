@@ -6,7 +6,7 @@ import {api, getEngine, type EventName, type WhileClosed} from './api'
 import App from './App'
 import {keys, summarize} from './state/queries'
 import {useUI} from './state/ui'
-import {agent, at} from './test/fixtures'
+import {agent, at, project as fixture} from './test/fixtures'
 
 const handlers = new Map<string, (data: unknown) => void>()
 
@@ -22,24 +22,17 @@ vi.mock('./api', async (orig) => {
       settings: {get: vi.fn()},
       setTitle: vi.fn(),
     },
-    // Pushed events go through the real schema check.
+    // Pushed events go through the real check against the engine's description.
     onEvent: (name: EventName, h: (d: unknown) => void) => {
       handlers.set(name, (data) => {
-        const parsed = ({
-          'agent:state': real.agentSchema, 'agent:removed': real.agentRefSchema, 'agent:log': real.logBatchSchema,
-          'project:synced': real.syncSummarySchema, notify: real.notificationSchema,
-          'project:state': real.projectStateSchema, 'engine:status': real.engineStatusSchema,
-          'agent:stats': real.statsBatchSchema, 'engine:while-closed': real.whileClosedSchema, 'agent:worktree': real.worktreeViewSchema,
-          'engine:alerts': real.engineAlertsSchema,
-        } as const)[name].safeParse(data)
-        if (parsed.success) h(parsed.data)
+        if (real.eventProblems(name, data).length === 0) h(data)
       })
       return () => handlers.delete(name)
     },
   }
 })
 
-const project = {id: 'p1', name: 'demo', path: '/src/demo', createdAt: '', loaded: true, agents: 1, running: 0, attention: 0}
+const project = fixture({agents: 1})
 
 function renderApp(client = new QueryClient()) {
   render(<QueryClientProvider client={client}><App/></QueryClientProvider>)
@@ -148,7 +141,7 @@ describe('App', () => {
     vi.mocked(api.agents.list).mockResolvedValue([])
     renderApp()
     await screen.findByText(/No agents in this project yet/)
-    act(() => handlers.get('notify')!({level: 'error', title: 'loop failed', message: 'exit code 1', projectId: 'p1', agentId: 'loop'}))
+    act(() => handlers.get('notify')!({level: 'error', kind: 'failed', title: 'loop failed', message: 'exit code 1', projectId: 'p1', agentId: 'loop', native: false}))
     await screen.findByText('loop failed')
     const toaster = () => document.querySelector<HTMLElement>('[data-sonner-toaster]')!
     expect(toaster().style.zIndex).toBe('')
@@ -201,7 +194,7 @@ describe('App', () => {
     renderApp()
     await screen.findByText('ask')
     act(() => handlers.get('notify')!({level: 'warning', kind: 'waiting', title: 'ask waits for you', message: 'permission for Bash',
-      projectId: 'p1', agentId: 'ask'}))
+      projectId: 'p1', agentId: 'ask', native: false}))
     const toastEl = (await screen.findByText('ask waits for you')).closest('[data-sonner-toast]')!
     act(() => (toastEl.querySelector('[data-button]') as HTMLElement).click())
     expect(useUI.getState().agentId).toBe('ask')

@@ -5,7 +5,7 @@ import {beforeEach, describe, expect, it, vi} from 'vitest'
 import {api} from '../../api'
 import {keys} from '../../state/queries'
 import {useUI} from '../../state/ui'
-import {agent, at} from '../../test/fixtures'
+import {agent, at, figures, project as fixture} from '../../test/fixtures'
 import {StopAllDialog} from './AgentDialogs'
 import {AgentsScreen} from './AgentsScreen'
 
@@ -20,7 +20,7 @@ vi.mock('../../api', async (orig) => ({
   },
 }))
 
-const project = {id: 'p1', name: 'demo', path: '/src/demo', createdAt: '', loaded: true, agents: 3, running: 1, attention: 1}
+const project = fixture({agents: 3, running: 1, attention: 1})
 const AGENTS = [
   agent({id: 'web', projectId: 'p1', status: 'running', startedAt: at(60)}),
   agent({id: 'bad', projectId: 'p1', status: 'failed', exitReason: 'failed', exitCode: 2, stoppedAt: at(5)}),
@@ -145,7 +145,7 @@ describe('AgentsScreen', () => {
     vi.mocked(api.agents.events).mockClear()
     vi.mocked(api.agents.list).mockResolvedValue([...AGENTS,
       agent({id: 'claude', projectId: 'p1', status: 'completed', totals: {runs: 2, costUsd: 0.5}})])
-    renderScreen(<AgentsScreen project={{...project, live: 1, costToday: 0.25, totals: {runs: 2, costUsd: 0.5}}}/>)
+    renderScreen(<AgentsScreen project={{...project, live: 1, costToday: 0.25, totals: figures({runs: 2, costUsd: 0.5})}}/>)
     await screen.findByText('web')
     const summary = document.querySelector('[data-summary]')!
     expect(summary).toHaveTextContent('1 running1 needs you$0.25 today')
