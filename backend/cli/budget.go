@@ -2,10 +2,11 @@ package cli
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"math"
 	"strconv"
+
+	"github.com/spf13/cobra"
 
 	"shepherd/backend/api"
 	"shepherd/backend/money"
@@ -22,6 +23,8 @@ func (o *optUsd) String() string {
 	}
 	return strconv.FormatFloat(*o.v, 'f', -1, 64)
 }
+
+func (o *optUsd) Type() string { return "usd" }
 
 func (o *optUsd) Set(s string) error {
 	v, err := parseUsd(s)
@@ -70,14 +73,21 @@ func budgetText(r *store.Record) string {
 	return s
 }
 
-// setupBudget: show an agent's budget, set its limits, or answer a budget
+// budgetCmd: show an agent's budget, set its limits, or answer a budget
 // pause.
-func setupBudget(fs *flag.FlagSet) runFunc {
+func (e *env) budgetCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use: "budget P A [raise N|remove|once|stop] [--usd N] [--turns N]",
+		Short: "show or set an agent's budget, or answer a budget pause: raise the limit reached above what was reached, " +
+			"remove it, resume once past it, or stop",
+		Args:              positional(2, 4),
+		ValidArgsFunction: e.completes(projectArg, agentArg, words(budgetAnswers...)),
+	}
 	var usd optUsd
 	var turns optInt
-	fs.Var(&usd, "usd", "the most one run may cost, in dollars (0: no limit)")
-	fs.Var(&turns, "turns", "the most turns one run may take (0: no limit)")
-	return func(e *env, pos, _ []string) error {
+	c.Flags().Var(&usd, "usd", "the most one run may cost, in dollars (0: no limit)")
+	c.Flags().Var(&turns, "turns", "the most turns one run may take (0: no limit)")
+	c.RunE = func(_ *cobra.Command, pos []string) error {
 		id, err := e.resolveProject(pos[0])
 		if err != nil {
 			return err
@@ -120,7 +130,11 @@ func setupBudget(fs *flag.FlagSet) runFunc {
 		fmt.Fprintf(e.stdout, "Budget of %s: %s\n", r.ID, budgetText(r))
 		return nil
 	}
+	return c
 }
+
+// budgetAnswers are the answers to a budget pause.
+var budgetAnswers = []string{supervisor.AnswerRaise, supervisor.AnswerRemove, supervisor.AnswerOnce, supervisor.AnswerStop}
 
 // answerBudget posts raise N, remove, once or stop.
 func answerBudget(e *env, id string, pos []string) error {

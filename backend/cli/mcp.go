@@ -3,23 +3,30 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
 
 	"shepherd/backend/api"
 	"shepherd/backend/mcpserver"
 	"shepherd/backend/paths"
 )
 
-// setupMCP is `shepherd mcp` (the MCP server on stdio) and `shepherd mcp
+// mcpCmd is `shepherd mcp` (the MCP server on stdio) and `shepherd mcp
 // install` (add it to Claude Code's configuration of the current folder).
-func setupMCP(fs *flag.FlagSet) runFunc {
-	print := fs.Bool("print", false, "install: print the configuration and the claude command instead of writing .mcp.json")
-	return func(e *env, pos, _ []string) error {
+func (e *env) mcpCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use: "mcp [install [--print]]",
+		Short: "the MCP server on stdio, for coding agents to run and watch their processes through Shepherd; " +
+			"install adds it to Claude Code's .mcp.json here",
+		Args:              positional(0, 1),
+		ValidArgsFunction: e.completes(words("install")),
+	}
+	print := c.Flags().Bool("print", false, "install: print the configuration and the claude command instead of writing .mcp.json")
+	c.RunE = func(_ *cobra.Command, pos []string) error {
 		if len(pos) == 1 {
 			if pos[0] != "install" {
 				return usagef("mcp: unknown subcommand %q%s (use: shepherd mcp, or shepherd mcp install)", pos[0], didYouMean(pos[0], []string{"install"}, ""))
@@ -28,6 +35,7 @@ func setupMCP(fs *flag.FlagSet) runFunc {
 		}
 		return e.serveMCP()
 	}
+	return c
 }
 
 func (e *env) mcpInstall(printOnly bool) error {

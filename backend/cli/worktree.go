@@ -3,13 +3,13 @@ package cli
 import (
 	"bufio"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	"shepherd/backend/api"
@@ -25,7 +25,8 @@ type worktreeFlags struct {
 	base    *string
 }
 
-func addWorktreeFlags(fs *flag.FlagSet) worktreeFlags {
+func addWorktreeFlags(c *cobra.Command) worktreeFlags {
+	fs := c.Flags()
 	return worktreeFlags{
 		on:   fs.Bool("worktree", false, "run it in a git worktree of its own"),
 		off:  fs.Bool("no-worktree", false, "with --preset: run it in the project folder"),
@@ -54,18 +55,6 @@ func (f worktreeFlags) apply(e *env, projectID string, spec *supervisor.AgentSpe
 	return nil
 }
 
-// projectPath is the folder of project id ("" when unknown).
-func (e *env) projectPath(id string) string {
-	if out, _, err := call(e, api.ListProjects, api.NoInput{}); err == nil {
-		for _, p := range out.Body {
-			if p.ID == id {
-				return p.Path
-			}
-		}
-	}
-	return ""
-}
-
 // worktreeRows adds a worktree agent's rows to `shepherd get`.
 func worktreeRows(row func(k, v string), r *store.Record) {
 	w := r.Workspace
@@ -86,9 +75,15 @@ func worktreeRows(row func(k, v string), r *store.Record) {
 	}
 }
 
-func setupDiff(fs *flag.FlagSet) runFunc {
-	patch := fs.Bool("patch", false, "print each file's hunks too")
-	return func(e *env, pos, _ []string) error {
+func (e *env) diffCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:               "diff P A [--patch]",
+		Short:             "a worktree agent's changes against its base",
+		Args:              positional(2, 2),
+		ValidArgsFunction: e.completes(projectArg, agentArg),
+	}
+	patch := c.Flags().Bool("patch", false, "print each file's hunks too")
+	c.RunE = func(_ *cobra.Command, pos []string) error {
 		id, err := e.resolveProject(pos[0])
 		if err != nil {
 			return err
@@ -100,6 +95,7 @@ func setupDiff(fs *flag.FlagSet) runFunc {
 		printDiff(e.stdout, pos[1], out.Body, *patch)
 		return nil
 	}
+	return c
 }
 
 // diffMark is a file's one-letter status, as git status shows it.
@@ -151,13 +147,14 @@ type removeFlags struct {
 	message                              *string
 }
 
-func addRemoveFlags(fs *flag.FlagSet) removeFlags {
+func addRemoveFlags(c *cobra.Command) removeFlags {
+	fs := c.Flags()
 	return removeFlags{
 		keep:           fs.Bool("keep", false, "worktree: remove it, keep its branch (default)"),
 		merge:          fs.Bool("merge", false, "worktree: commit its uncommitted work, merge its branch into the base"),
 		discard:        fs.Bool("discard", false, "worktree: remove it and delete its branch"),
 		discardChanges: fs.Bool("discard-changes", false, "worktree: let uncommitted changes go (keep, discard)"),
-		message:        fs.String("m", "", "with --merge: the message of the commit of its uncommitted work"),
+		message:        fs.StringP("m", "m", "", "with --merge: the message of the commit of its uncommitted work"),
 	}
 }
 
@@ -208,10 +205,17 @@ func printWorktreeMade(w io.Writer, r *store.Record) {
 	}
 }
 
-func setupMerge(fs *flag.FlagSet) runFunc {
-	message := fs.String("m", "", "the message of the commit of its uncommitted work (default: one naming the agent and the files)")
-	plan := fs.Bool("plan", false, "only show what would be committed and merged")
-	return func(e *env, pos, _ []string) error {
+func (e *env) mergeCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use: "merge P A [-m MSG] [--plan]",
+		Short: "merge a worktree agent's work into its base: what is not committed is committed first " +
+			"(-m: its message), then its branch merged; the agent stays",
+		Args:              positional(2, 2),
+		ValidArgsFunction: e.completes(projectArg, agentArg),
+	}
+	message := c.Flags().StringP("m", "m", "", "the message of the commit of its uncommitted work (default: one naming the agent and the files)")
+	plan := c.Flags().Bool("plan", false, "only show what would be committed and merged")
+	c.RunE = func(_ *cobra.Command, pos []string) error {
 		id, err := e.resolveProject(pos[0])
 		if err != nil {
 			return err
@@ -243,6 +247,7 @@ func setupMerge(fs *flag.FlagSet) runFunc {
 		}
 		return nil
 	}
+	return c
 }
 
 func printMergePlan(w io.Writer, p *workspace.MergePlan) {
@@ -309,9 +314,16 @@ func shortID(c string) string {
 	return c
 }
 
-func setupResolve(fs *flag.FlagSet) runFunc {
-	message := fs.String("m", "", "the message of the commit of its uncommitted work, made first")
-	return func(e *env, pos, _ []string) error {
+func (e *env) resolveCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use: "resolve P A [-m MSG]",
+		Short: "after a merge conflict: ask a worktree agent to merge its base and resolve the conflicts " +
+			"(it resumes with that instruction)",
+		Args:              positional(2, 2),
+		ValidArgsFunction: e.completes(projectArg, agentArg),
+	}
+	message := c.Flags().StringP("m", "m", "", "the message of the commit of its uncommitted work, made first")
+	c.RunE = func(_ *cobra.Command, pos []string) error {
 		id, err := e.resolveProject(pos[0])
 		if err != nil {
 			return err
@@ -337,4 +349,5 @@ func setupResolve(fs *flag.FlagSet) runFunc {
 			pos[1], strings.Join(res.Conflicts, ", "), how, pos[0], pos[1])
 		return nil
 	}
+	return c
 }
