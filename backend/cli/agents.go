@@ -78,12 +78,13 @@ func cmdList(e *env, pos []string) error {
 	return fitTable(e.stdout, cols, rows, e.width(), e.wide)
 }
 
-// width is what tables fit: the terminal's (80 when not a terminal).
+// width is what tables fit: the terminal's (80 when not a terminal). The
+// terminal is stdout itself (e.term): what escapes agent text on it is not.
 func (e *env) width() int {
 	if e.cols > 0 {
 		return e.cols
 	}
-	return termWidth(e.stdout)
+	return termWidth(e.terminal())
 }
 
 // startedText is when a run started: "15:04:05" today, "Jan 2 15:04"

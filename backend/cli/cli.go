@@ -117,6 +117,15 @@ type env struct {
 	flush  []func() // what execute flushes at the end (the escaping writers)
 }
 
+// terminal is stdout as it was given (e.term), which may be a terminal:
+// e.stdout is the writer that escapes agent text on it.
+func (e *env) terminal() io.Writer {
+	if e.term != nil {
+		return e.term
+	}
+	return e.stdout
+}
+
 // connect finds the running engine: inside an agent Shepherd started,
 // with that agent's own credential (and only it); otherwise through
 // engine.json. A missing or unreadable file, or one left by an engine that

@@ -26,7 +26,7 @@ func (e *env) psCmd() *cobra.Command {
 	once := c.Flags().Bool("once", false, "print one sample and quit (as when the output is not a terminal)")
 	c.Flags().BoolVar(&e.wide, "wide", false, "every column, whole (the log paths too), however wide the terminal")
 	c.RunE = func(_ *cobra.Command, pos []string) error {
-		if len(pos) == 0 && !*once && !e.json && isTerminal(e.stdout) {
+		if len(pos) == 0 && !*once && !e.json && isTerminal(e.terminal()) {
 			return e.livePs()
 		}
 		return cmdPs(e, pos)
