@@ -24,7 +24,7 @@ var shells = []string{"bash", "zsh", "fish", "powershell"}
 
 // completionTimeout bounds what a completion waits for the engine: a shell
 // must not hang on an engine that does not answer.
-const completionTimeout = 2 * time.Second
+var completionTimeout = 2 * time.Second
 
 func (e *env) completionCmd() *cobra.Command {
 	return &cobra.Command{
