@@ -1,6 +1,8 @@
-// Package cli is the `shepherd <verb>` command line. Every verb but serve
-// talks to the running engine (the desktop app or `shepherd serve`) through
-// its HTTP API, found through engine.json in the XDG runtime folder.
+// Package cli is the `shepherd <verb>` command line, on cobra (root.go
+// builds the command tree; a file per area holds its verbs). Every verb but
+// serve talks to the running engine (the desktop app or `shepherd serve`)
+// through its HTTP API, found through engine.json in the XDG runtime folder
+// (env.connect).
 package cli
 
 import (

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -18,6 +20,9 @@ import (
 // for each completion, which completes verbs and flags from the command
 // tree, fixed flag values from the lists below, and projects and agents
 // from the running engine (through env.connect, as every verb).
+
+// engineName is the headless engine's executable, which is the CLI too.
+const engineName = "shepherd-engine"
 
 // shells are the shells `shepherd completion` writes a script for.
 var shells = []string{"bash", "zsh", "fish", "powershell"}
@@ -39,6 +44,11 @@ func (e *env) completionCmd() *cobra.Command {
 		ValidArgsFunction: e.completes(words(shells...)),
 		RunE: func(c *cobra.Command, args []string) error {
 			root := c.Root()
+			// The script completes the command that wrote it: shepherd, or
+			// shepherd-engine where only the engine is installed.
+			if filepath.Base(os.Args[0]) == engineName {
+				root.Use = engineName
+			}
 			switch args[0] {
 			case "bash":
 				return root.GenBashCompletionV2(e.stdout, true)

@@ -177,6 +177,22 @@ func TestCompletionScripts(t *testing.T) {
 			t.Errorf("%s does not load its script: %v\n%s", tc.shell, err, out)
 		}
 	}
+	// Run as shepherd-engine, the script completes shepherd-engine.
+	engine := filepath.Join(t.TempDir(), engineName)
+	if err := os.Symlink(os.Args[0], engine); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(engine, "completion", "bash")
+	cmd.Env = append(os.Environ(), asCLI+"=1")
+	script, err := cmd.Output()
+	if err != nil || !strings.Contains(string(script), "complete -o default -F __start_shepherd-engine shepherd-engine") {
+		t.Errorf("shepherd-engine completion bash: %v\n%.400s", err, script)
+	}
+	check := exec.Command("bash", "-n")
+	check.Stdin = strings.NewReader(string(script))
+	if out, err := check.CombinedOutput(); err != nil {
+		t.Errorf("bash does not load shepherd-engine's script: %v\n%s", err, out)
+	}
 	fails(t, 2, `unknown shell "tcsh"`, "completion", "tcsh")
 	fails(t, 2, "wrong number of arguments", "completion")
 }
