@@ -132,13 +132,14 @@ func (e *env) terminal() io.Writer {
 // with that agent's own credential (and only it); otherwise through
 // engine.json. A missing or unreadable file, or one left by an engine that
 // is gone, means no engine. It is the one place the client is made: every
-// verb and every completion goes through it, so a root flag that chooses
-// the engine (bound to a field of env) reaches them all here.
+// verb and every completion goes through it (and the MCP server through
+// discover), so a root flag that chooses the engine, bound to a field of
+// env, reaches them all here.
 func (e *env) connect() (*api.Client, error) {
 	if e.client != nil {
 		return e.client, nil
 	}
-	info, asAgent, err := api.DiscoverEngine(paths.Default().EngineFile())
+	info, asAgent, err := e.discover()
 	if asAgent {
 		if err != nil {
 			return nil, err
@@ -154,6 +155,12 @@ func (e *env) connect() (*api.Client, error) {
 	}
 	e.client = api.NewClient(info)
 	return e.client, nil
+}
+
+// discover says which engine the CLI talks to, and whether as an agent
+// (with its credential); connect and the MCP server both ask it.
+func (e *env) discover() (info api.EngineInfo, asAgent bool, err error) {
+	return api.DiscoverEngine(paths.Default().EngineFile())
 }
 
 // call sends one operation and maps "could not reach it" to errNoEngine;

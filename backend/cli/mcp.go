@@ -12,7 +12,6 @@ import (
 
 	"shepherd/backend/api"
 	"shepherd/backend/mcpserver"
-	"shepherd/backend/paths"
 )
 
 // mcpCmd is `shepherd mcp` (the MCP server on stdio) and `shepherd mcp
@@ -77,7 +76,7 @@ func (e *env) serveMCP() error {
 		return err
 	}
 	cfg := mcpserver.Config{Cwd: cwd, Version: Version}
-	info, asAgent, derr := api.DiscoverEngine(paths.Default().EngineFile())
+	info, asAgent, derr := e.discover()
 	switch {
 	case asAgent && derr != nil:
 		cfg.EngineErr = derr
