@@ -91,9 +91,10 @@ type HostEvent struct {
 
 // Event names of hosts in the local stream.
 const (
-	EventHostState = "host:state" // data: HostView, on every change
-	EventHostEvent = "host:event" // data: HostEvent
-	EventHostAway  = "host:away"  // data: HostView with its WhileAway, on a reconnect that found something
+	EventHostState   = "host:state"   // data: HostView, on every change
+	EventHostEvent   = "host:event"   // data: HostEvent
+	EventHostAway    = "host:away"    // data: HostView with its WhileAway, on a reconnect that found something
+	EventHostRemoved = "host:removed" // data: HostRemoved
 )
 
 // Hosts is what the API needs of the hosts (the local engine's manager).

@@ -56,9 +56,6 @@ type Options struct {
 	RetryMin, RetryMax time.Duration
 }
 
-// EventHostRemoved is sent when a host is removed: data {"name": …}.
-const EventHostRemoved = "host:removed"
-
 // Manager holds every host.
 type Manager struct {
 	opts Options
@@ -238,7 +235,7 @@ func (m *Manager) RemoveHost(name string) error {
 	delete(m.hosts, name)
 	m.mu.Unlock()
 	h.stop()
-	m.emit(EventHostRemoved, map[string]string{"name": name})
+	m.emit(api.EventHostRemoved, api.HostRemoved{Name: name, Removed: true})
 	m.opts.Logger.Info().Str("host", name).Msg("host removed")
 	return nil
 }

@@ -774,6 +774,14 @@ export interface components {
             "engine:while-closed": components["schemas"]["WhileClosed"];
             /** @description the first event of a stream */
             hello: components["schemas"]["Hello"];
+            /** @description a host is back: what happened there while it was away (whileAway) */
+            "host:away": components["schemas"]["HostView"];
+            /** @description an event of a host's engine, with the host's name and the event's id there */
+            "host:event": components["schemas"]["HostEvent"];
+            /** @description a host was removed */
+            "host:removed": components["schemas"]["HostRemoved"];
+            /** @description a host's state changed (connected, unreachable, …) or its agents' counts did */
+            "host:state": components["schemas"]["HostView"];
             /** @description a notification (a toast; a desktop one when native) */
             notify: components["schemas"]["Notification"];
             /** @description a project was paused or resumed, or its budget held or let go */
@@ -833,6 +841,16 @@ export interface components {
              */
             lost: string;
             recovery?: components["schemas"]["WhileClosed"];
+        };
+        HostEvent: {
+            data: unknown;
+            event: string;
+            host: string;
+            /**
+             * Format: int64
+             * @description the event's id on the host's engine
+             */
+            id: number;
         };
         HostRemoved: {
             name: string;
