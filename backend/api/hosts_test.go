@@ -30,7 +30,9 @@ type oneHost struct {
 
 const remoteToken = "remote-token-remote-token-remote-token-remote-token-remote-tok"
 
-func (o *oneHost) ListHosts() []api.HostView { return []api.HostView{{Name: "box", State: api.HostConnected}} }
+func (o *oneHost) ListHosts() []api.HostView {
+	return []api.HostView{{Name: "box", State: api.HostConnected}}
+}
 func (o *oneHost) GetHost(name string) (api.HostView, error) {
 	return api.HostView{}, errors.New("unused")
 }

@@ -203,4 +203,3 @@ func cmdHostRm(e *env, pos []string) error {
 	fmt.Fprintf(e.stdout, "Removed host %s (its engine and agents keep running there)\n", pos[0])
 	return nil
 }
-

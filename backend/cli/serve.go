@@ -73,7 +73,7 @@ type Host struct {
 
 	server     apiServer
 	hosts      *manager.Manager // other machines' engines (not on a host's own engine)
-	socket     string // the Unix socket the API listens on (Socket mode)
+	socket     string           // the Unix socket the API listens on (Socket mode)
 	lock       *instance.Lock
 	logCloser  io.Closer
 	closeOnce  sync.Once

@@ -741,7 +741,6 @@ func sameTime(a, b *time.Time) bool {
 	return a.Equal(*b)
 }
 
-
 // BuildsEnv names the environment variable that says where the engines
 // for hosts are (build_host_engines' folder); default: hosts/ beside this
 // executable.

@@ -377,4 +377,3 @@ func (k *sshtestKeys) accept() error {
 	return sshconn.HostKeys(sshconfig.Target{KnownHosts: []string{filepath.Join(k.f.local, ".ssh", "known_hosts")}}).
 		Accept(k.f.srv.Addr, k.f.srv.HostKey.PublicKey())
 }
-
