@@ -144,6 +144,9 @@ func (r *Runner) prepare(spec Spec) (*Pending, error) {
 	defer logf.Close()
 	opts := shim.Options{Path: spec.Path, Argv: spec.Argv, Dir: spec.Dir, Log: spec.Log, LogMax: spec.LogMax, LogKeep: spec.LogKeep,
 		ExitFile: spec.ExitFile, RunFile: spec.RunFile, Grace: spec.Grace, GoAhead: true, Sandbox: spec.Sandbox}
+	// The shim's own runtime settings go in its environment; the agent's
+	// is spec.Env all the same (the shim takes them out again).
+	spec.Env, opts.OwnEnv = shim.RuntimeEnv(spec.Env)
 	if spec.Sandbox != "" {
 		opts.Hide, opts.ReadOnly, opts.Limits = spec.Hide, spec.ReadOnly, spec.Limits
 		// Read here, on the host's network: the shim may start on the box's.
