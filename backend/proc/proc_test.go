@@ -274,3 +274,23 @@ func TestShimRuntimeEnvIsNotTheAgents(t *testing.T) {
 		t.Fatalf("the agent's log: %q", b)
 	}
 }
+
+// A status line longer than the pipe's buffer (a box's error can name
+// many paths) is read whole.
+func TestLongStatusLineIsReadWhole(t *testing.T) {
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "wordy-shim")
+	why := strings.Repeat("the box could not be built ", 40)
+	script := "#!/bin/sh\nhead -c1 <&4 >/dev/null\nprintf '{\"error\":\"%s\"}\\n' '" + why + "' >&3\n"
+	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := &Runner{Shim: fake}
+	p, err := r.Prepare(spec(t, "unused"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Go(); err == nil || err.Error() != why || len(why) <= statusBuf {
+		t.Fatalf("Go: %v", err)
+	}
+}
