@@ -5,7 +5,7 @@
 // (RSS, PSS, threads, wakeups); then how soon it sees a log that grows (the
 // activity the stale check and the window go by), after silence.
 //
-//	go run ./bench/daemon [-projects 10] [-agents 10] [-idle 60s] [-samples 10] [-engine BIN] [-shim BIN]
+//	go run ./bench/daemon [-projects 10] [-agents 10] [-idle 60s] [-samples 10] [-engine BIN] [-shim BIN] [-keep]
 //
 // Targets: with 100 agents (issue "an engine that is a real daemon") RSS ≤
 // 20 MiB, CPU ≤ 0.02 CPU-s/min idle, a log that grows seen within 100 ms;
@@ -29,6 +29,7 @@ import (
 	"shepherd/backend/api"
 	"shepherd/backend/cli"
 	"shepherd/backend/store"
+	"shepherd/backend/supervisor"
 	"shepherd/bench/internal/benchkit"
 )
 
@@ -56,11 +57,16 @@ func main() {
 	samples := flag.Int("samples", 10, "log-growth latency samples")
 	engineBin := flag.String("engine", "", "shepherd-engine to run (default: build it)")
 	shimBin := flag.String("shim", "", "shepherd-shim to run (default: build it)")
+	keep := flag.Bool("keep", false, "keep the bench's folder (the engine's console log, its data)")
 	flag.Parse()
 
 	root, err := os.MkdirTemp("", "shepherd-bench-daemon-")
 	check(err)
-	defer os.RemoveAll(root)
+	if *keep {
+		fmt.Println("folder:", root)
+	} else {
+		defer os.RemoveAll(root)
+	}
 	check(benchkit.Isolate(root))
 	*engineBin, *shimBin, err = benchkit.Build(filepath.Join(root, "bin"), *engineBin, *shimBin)
 	check(err)
@@ -80,39 +86,51 @@ func main() {
 		eng.Quit()
 	}()
 
+	// The agents are made through one client of the API, as the window
+	// makes them (a CLI run per call would leave the engine a thousand
+	// kept-alive connections of clients that are gone, for its idle
+	// timeout).
 	start := time.Now()
 	var starts []time.Duration
+	remote := eng.Remote()
 	for i := 0; i < *nProjects; i++ {
 		dir := filepath.Join(root, "projects", fmt.Sprintf("p%d", i))
 		check(os.MkdirAll(dir, 0o755))
-		var proj store.Project
-		run(&proj, "add-project", dir, "--name", fmt.Sprintf("p%d", i))
+		proj, _, err := remote.AddProject(dir, fmt.Sprintf("p%d", i))
+		check(err)
 		for j := 0; j < *nAgents; j++ {
 			id := fmt.Sprintf("a%d", j)
-			run(nil, "create", proj.ID, id, "--", "sleep", "1000000")
+			_, err := remote.CreateAgent(proj.ID, supervisor.AgentSpec{ID: id, Command: "sleep", Args: []string{"1000000"}})
+			check(err)
 			t := time.Now()
-			run(nil, "start", proj.ID, id)
+			_, err = remote.StartAgent(context.Background(), proj.ID, id)
+			check(err)
 			starts = append(starts, time.Since(t))
 		}
 	}
+	remote.Client().HTTP.CloseIdleConnections()
 	sort.Slice(starts, func(i, j int) bool { return starts[i] < starts[j] })
-	fmt.Printf("started %d agents in %d projects in %v (a start through the CLI: median %v); settling %v\n", *nProjects**nAgents, *nProjects,
+	fmt.Printf("started %d agents in %d projects in %v (a start through the API: median %v); settling %v\n", *nProjects**nAgents, *nProjects,
 		time.Since(start).Round(time.Millisecond), starts[len(starts)/2].Round(10*time.Microsecond), *settle)
 	time.Sleep(*settle)
 
 	// Idle: CPU (the sum of every thread's run time, in ns) and wakeups
 	// (context switches) over the window, memory at its end.
+	shims := shimPIDs()
+	shimSw0 := shimSwitches(shims)
 	cpu0, sw0 := benchkit.CPUNs(pid), switches(pid)
 	t0 := time.Now()
 	time.Sleep(*idle)
 	cpu1, sw1 := benchkit.CPUNs(pid), switches(pid)
+	shimSw1 := shimSwitches(shims)
 	el := time.Since(t0)
 	perMin := float64(cpu1-cpu0) / 1e9 / el.Minutes()
 	fmt.Printf("idle %v with %d running agents: CPU %.4f CPU-s/min, %.0f wakeups/min, RSS %.1f MiB (anonymous %.1f, file %.1f), PSS %.1f MiB, %d threads\n",
 		el.Round(time.Second), *nProjects**nAgents, perMin, float64(sw1-sw0)/el.Minutes(),
 		benchkit.ProcKiB(pid, "status", "VmRSS:")/1024, benchkit.ProcKiB(pid, "status", "RssAnon:")/1024, benchkit.ProcKiB(pid, "status", "RssFile:")/1024,
 		benchkit.ProcKiB(pid, "smaps_rollup", "Pss:")/1024, benchkit.Threads(pid))
-	shimFigures(*idle / 2)
+	fmt.Println(benchkit.ShimFigures(shims))
+	fmt.Printf("shims' wakeups over the idle %v: %.0f per minute, all %d together\n", el.Round(time.Second), float64(shimSw1-shimSw0)/el.Minutes(), len(shims))
 
 	// Log growth: one more agent in a project of its own whose silence is
 	// shown after a second; after each silence a line is appended to its log
@@ -212,10 +230,8 @@ func switches(pid int) int64 {
 	return total
 }
 
-// shimFigures prints what the agents' shims cost, each: RSS, PSS
-// (/proc/PID/smaps_rollup) and threads, averaged over every running
-// agent's shim, and their wakeups over d.
-func shimFigures(d time.Duration) {
+// shimPIDs are the shims of the running agents.
+func shimPIDs() []int {
 	var recs []store.Record
 	run(&recs, "ps")
 	var pids []int
@@ -224,18 +240,14 @@ func shimFigures(d time.Duration) {
 			pids = append(pids, r.ShimPID)
 		}
 	}
-	fmt.Println(benchkit.ShimFigures(pids))
-	if len(pids) == 0 {
-		return
-	}
-	var sw0 int64
+	return pids
+}
+
+// shimSwitches counts the context switches of every thread of pids.
+func shimSwitches(pids []int) int64 {
+	var n int64
 	for _, p := range pids {
-		sw0 += switches(p)
+		n += switches(p)
 	}
-	time.Sleep(d)
-	var sw1 int64
-	for _, p := range pids {
-		sw1 += switches(p)
-	}
-	fmt.Printf("shims' wakeups over %v: %.1f per minute, all %d together\n", d, float64(sw1-sw0)/d.Minutes(), len(pids))
+	return n
 }
