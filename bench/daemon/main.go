@@ -153,7 +153,7 @@ func main() {
 	changed := make(chan string, 64)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go api.NewClient(info).Stream(ctx, "project="+proj.ID, 0, func(ev api.StreamEvent) error {
+	go api.NewClient(info).Stream(ctx, api.StreamIn{Project: proj.ID}, func(ev api.StreamEvent) error {
 		if ev.Name != "agent:state" {
 			return nil
 		}

@@ -14,6 +14,8 @@ import (
 	"shepherd/backend/api"
 	"shepherd/backend/cli"
 	"shepherd/backend/paths"
+	"shepherd/backend/store"
+	"shepherd/backend/supervisor"
 )
 
 // Isolate points the XDG folders (data, state, runtime, config) into root,
@@ -77,7 +79,7 @@ func StartEngine(bin, shim string, console io.Writer) (*Engine, error) {
 	var err error
 	for deadline := time.Now().Add(15 * time.Second); ; {
 		if e.Info, err = api.ReadEngineInfo(p.EngineFile()); err == nil {
-			if _, err = api.NewRemote(e.Info).Status(context.Background()); err == nil {
+			if _, err = api.Call(context.Background(), api.NewClient(e.Info), api.GetEngine, api.NoInput{}); err == nil {
 				return e, nil
 			}
 		}
@@ -95,8 +97,50 @@ func StartEngine(bin, shim string, console io.Writer) (*Engine, error) {
 	}
 }
 
-// Remote is a client of the engine's API.
-func (e *Engine) Remote() *api.Remote { return api.NewRemote(e.Info) }
+// Remote is a client of the engine's API with the few calls the benches make.
+type Remote struct{ c *api.Client }
+
+// Remote returns a client of the engine's API.
+func (e *Engine) Remote() *Remote { return &Remote{api.NewClient(e.Info)} }
+
+// Client is the API client the calls go through.
+func (r *Remote) Client() *api.Client { return r.c }
+
+// AddProject adds the folder dir as a project named name.
+func (r *Remote) AddProject(dir, name string) (store.Project, bool, error) {
+	out, err := api.Call(context.Background(), r.c, api.AddProject, api.AddProjectIn{Body: api.ProjectInput{Path: dir, Name: name}})
+	if err != nil {
+		return store.Project{}, false, err
+	}
+	return out.Body, out.Status == 201, nil
+}
+
+// CreateAgent creates an agent in the project.
+func (r *Remote) CreateAgent(project string, spec supervisor.AgentSpec) (*store.Record, error) {
+	out, err := api.Call(context.Background(), r.c, api.CreateAgent, api.CreateAgentIn{Project: project, Body: spec})
+	if err != nil {
+		return nil, err
+	}
+	return out.Body, nil
+}
+
+// StartAgent starts an agent.
+func (r *Remote) StartAgent(ctx context.Context, project, agent string) (*store.Record, error) {
+	out, err := api.Call(ctx, r.c, api.StartAgent, api.AgentIn{Project: project, Agent: agent})
+	if err != nil {
+		return nil, err
+	}
+	return out.Body, nil
+}
+
+// StopAll stops every agent of the project.
+func (r *Remote) StopAll(ctx context.Context, project string) ([]supervisor.StopResult, error) {
+	out, err := api.Call(ctx, r.c, api.StopAll, api.ProjectIn{Project: project})
+	if err != nil {
+		return nil, err
+	}
+	return out.Body, nil
+}
 
 // Quit asks the engine to quit and waits for it (SIGKILL after 30 s).
 func (e *Engine) Quit() {
