@@ -12,7 +12,8 @@
 //
 //   - the local engine's idle cost of the connected hosts: CPU, wakeups,
 //     RSS and threads over an idle window before the hosts were added and
-//     again with them connected (their agents running there).
+//     again with them connected (their agents running there), and the
+//     events that came meanwhile.
 //
 //     go run ./bench/hosts [-hosts 3] [-agents 100] [-exits 40] [-idle 30s]
 package main
@@ -123,14 +124,11 @@ func run(nHosts, nAgents, nExits int, idle time.Duration) error {
 	ctx := context.Background()
 	stream := newWatcher(ctx, c)
 
-	// Local agents.
-	locals, err := startAgents(ctx, c, "", filepath.Join(dir, "local-proj"), nAgents)
-	if err != nil {
-		return err
-	}
-	fmt.Printf("%d local agents running\n", len(locals))
+	// The idle baseline: the engine alone (its local agents come after the
+	// idle windows, so that neither window holds what their age brings).
+	stream.seen()
 	base := measureIdle(eng.Pid, idle)
-	fmt.Printf("idle %v, no hosts:            %s\n", idle, base)
+	fmt.Printf("idle %v, no hosts:            %s; events on the local stream meanwhile: %v\n", idle, base, stream.seen())
 
 	// Hosts.
 	var servers []*hoststest.Server
@@ -173,13 +171,21 @@ func run(nHosts, nAgents, nExits int, idle time.Duration) error {
 	}()
 	fmt.Printf("%d hosts × %d agents running there\n", nHosts, nAgents)
 	c.HTTP.CloseIdleConnections()
+	stream.seen()
 	with := measureIdle(eng.Pid, idle)
-	fmt.Printf("idle %v, %d hosts connected: %s\n", idle, nHosts, with)
+	fmt.Printf("idle %v, %d hosts connected: %s; events on the local stream meanwhile: %v\n", idle, nHosts, with, stream.seen())
 	fmt.Printf("idle cost of %d connected hosts on the local engine: %+.4f CPU-s/min, %+.0f wakeups/min, %+.1f MiB RSS, %+d threads\n",
 		nHosts, with.cpuPerMin-base.cpuPerMin, with.wakeupsPerMin-base.wakeupsPerMin, with.rssMiB-base.rssMiB, with.threads-base.threads)
 
+	locals, err := startAgents(ctx, c, "", filepath.Join(dir, "local-proj"), nAgents)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%d local agents running\n", len(locals))
+
 	// Exits, one at a time: a local one, then a host's (round robin).
 	var lat [2][]time.Duration
+	nExits = min(nExits, len(locals), len(remotes))
 	for i := 0; i < nExits; i++ {
 		for k, a := range []agent{locals[i%len(locals)], remotes[i%len(remotes)]} {
 			d, err := stream.timeExit(a)
@@ -264,12 +270,22 @@ func writeFifo(path string) error {
 
 // watcher follows the local engine's event stream, as a window does.
 type watcher struct {
-	mu    sync.Mutex
-	ended map[string]chan time.Time // host/project/agent → when its end was seen
+	mu     sync.Mutex
+	ended  map[string]chan time.Time // host/project/agent → when its end was seen
+	counts map[string]int            // events received, by name (a host's by theirs)
+}
+
+// seen returns the events counted so far, by name, and starts again.
+func (w *watcher) seen() map[string]int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	c := w.counts
+	w.counts = map[string]int{}
+	return c
 }
 
 func newWatcher(ctx context.Context, c *api.Client) *watcher {
-	w := &watcher{ended: map[string]chan time.Time{}}
+	w := &watcher{ended: map[string]chan time.Time{}, counts: map[string]int{}}
 	go func() {
 		_ = c.Stream(ctx, api.StreamIn{}, func(ev api.StreamEvent) error {
 			at := time.Now()
@@ -285,6 +301,9 @@ func newWatcher(ctx context.Context, c *api.Client) *watcher {
 				}
 				host, name, data = he.Host, he.Event, he.Data
 			}
+			w.mu.Lock()
+			w.counts[strings.TrimPrefix(host+":", ":")+name]++
+			w.mu.Unlock()
 			if name != "agent:state" {
 				return nil
 			}
@@ -339,7 +358,7 @@ func (f figures) String() string {
 }
 
 func measureIdle(pid int, d time.Duration) figures {
-	time.Sleep(2 * time.Second) // what the last calls left settles
+	time.Sleep(5 * time.Second) // what the last calls left settles
 	cpu0, sw0, t0 := benchkit.CPUNs(pid), switches(pid), time.Now()
 	time.Sleep(d)
 	cpu1, sw1 := benchkit.CPUNs(pid), switches(pid)

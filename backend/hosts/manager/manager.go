@@ -217,9 +217,14 @@ func (m *Manager) AddHost(ctx context.Context, name, url, acceptKey string) (api
 	select {
 	case <-ready: // its agents counted, its stream followed
 	case <-ctx.Done():
+	case <-time.After(addSettle): // added all the same; its state says what follows
 	}
 	return h.view(), nil
 }
+
+// addSettle bounds how long AddHost waits for the new host's first look
+// (its agents counted) before it answers.
+const addSettle = 30 * time.Second
 
 // RemoveHost forgets a host and closes its connection; its engine and
 // agents keep running there.
