@@ -53,8 +53,9 @@ func main() {
 	nAgents := flag.Int("agents", 100, "agents per host (and locally)")
 	nExits := flag.Int("exits", 40, "exits timed, local and remote each")
 	idle := flag.Duration("idle", 30*time.Second, "idle window measured, without and with the hosts")
+	settle := flag.Duration("settle", 90*time.Second, "wait after the hosts' agents started, before their idle window (their first minute's activity checks)")
 	flag.Parse()
-	if err := run(*nHosts, *nAgents, *nExits, *idle); err != nil {
+	if err := run(*nHosts, *nAgents, *nExits, *idle, *settle); err != nil {
 		fmt.Fprintln(os.Stderr, "hosts:", err)
 		os.Exit(1)
 	}
@@ -65,7 +66,7 @@ type agent struct {
 	host, project, id, fifo string
 }
 
-func run(nHosts, nAgents, nExits int, idle time.Duration) error {
+func run(nHosts, nAgents, nExits int, idle, settle time.Duration) error {
 	dir, err := os.MkdirTemp("", "shepherd-bench-hosts-")
 	if err != nil {
 		return err
@@ -171,6 +172,7 @@ func run(nHosts, nAgents, nExits int, idle time.Duration) error {
 	}()
 	fmt.Printf("%d hosts × %d agents running there\n", nHosts, nAgents)
 	c.HTTP.CloseIdleConnections()
+	time.Sleep(settle)
 	stream.seen()
 	with := measureIdle(eng.Pid, idle)
 	fmt.Printf("idle %v, %d hosts connected: %s; events on the local stream meanwhile: %v\n", idle, nHosts, with, stream.seen())

@@ -423,14 +423,8 @@ func (h *host) view() api.HostView {
 			v.Version = a.Address().Version
 		}
 	}
-	for _, r := range h.agents {
-		if r.Status.Live() {
-			v.Running++
-		}
-		if r.Attention != "" {
-			v.NeedsYou++
-		}
-	}
+	c := h.countsLocked()
+	v.Running, v.NeedsYou = c.running, c.needsYou
 	return v
 }
 
@@ -589,13 +583,15 @@ func (h *host) stream(client *api.Client, ready chan struct{}, log zerolog.Logge
 		if ev.ID > h.lastID {
 			h.lastID = ev.ID
 		}
+		before := h.countsLocked()
 		// Replayed events are older than the state reconcile took.
 		if ev.ID == 0 || ev.ID > replayUpTo {
 			h.apply(ev)
 		}
+		changed := h.countsLocked() != before
 		h.mu.Unlock()
 		h.m.emit(api.EventHostEvent, api.HostEvent{Host: h.reg.Name, ID: ev.ID, Event: ev.Name, Data: json.RawMessage(ev.Data)})
-		if ev.Name == "agent:state" || ev.Name == "agent:removed" {
+		if changed { // its counts in the sidebar
 			h.m.emit(api.EventHostState, h.view())
 		}
 		return nil
@@ -603,6 +599,23 @@ func (h *host) stream(client *api.Client, ready chan struct{}, log zerolog.Logge
 }
 
 func key(p, a string) string { return p + "/" + a }
+
+// counts are what a host's view counts of its agents.
+type counts struct{ agents, running, needsYou int }
+
+// countsLocked counts the agents as last seen. h.mu is held.
+func (h *host) countsLocked() counts {
+	c := counts{agents: len(h.agents)}
+	for _, r := range h.agents {
+		if r.Status.Live() {
+			c.running++
+		}
+		if r.Attention != "" {
+			c.needsYou++
+		}
+	}
+	return c
+}
 
 // apply keeps the agents' state up to date from an event. h.mu is held.
 func (h *host) apply(ev api.StreamEvent) {
