@@ -77,7 +77,30 @@ func TestHostUnreachableAtStart(t *testing.T) {
 	}
 	fails(t, ExitError, "host 'box' is unreachable since", "--host", "box", "projects")
 	ok(t, "host", "rm", "box")
+	if b, _ := os.ReadFile(filepath.Join(p.Data, "hosts.json")); !strings.Contains(string(b), `"hosts": []`) {
+		t.Fatalf("hosts.json after rm: %s", b)
+	}
 	if out := ok(t, "hosts"); !strings.Contains(out, "No hosts yet") {
 		t.Fatalf("after rm: %q", out)
+	}
+}
+
+// A hosts.json that cannot be read keeps no engine from starting: it is
+// moved aside and the engine starts with no hosts.
+func TestHostsListBroken(t *testing.T) {
+	p := isolate(t)
+	if err := os.MkdirAll(p.Data, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(p.Data, "hosts.json"), []byte("{not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	serve(t, p)
+	if out := ok(t, "hosts"); !strings.Contains(out, "No hosts yet") {
+		t.Fatalf("hosts: %q", out)
+	}
+	aside, _ := filepath.Glob(filepath.Join(p.Data, "hosts.json.broken-*"))
+	if len(aside) != 1 {
+		t.Fatalf("moved aside: %v", aside)
 	}
 }

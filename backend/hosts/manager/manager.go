@@ -95,7 +95,14 @@ func New(opts Options) (*Manager, error) {
 	m := &Manager{opts: opts, reg: &registry.File{Path: opts.File}, hosts: map[string]*host{}}
 	list, err := m.reg.List()
 	if err != nil {
-		return nil, err
+		// An unreadable list keeps no engine from starting: it is moved
+		// aside (for the user to read) and the hosts start empty.
+		aside := opts.File + ".broken-" + opts.Clock.Now().UTC().Format("20060102T150405")
+		if rerr := os.Rename(opts.File, aside); rerr != nil {
+			return nil, fmt.Errorf("%w (and it could not be moved aside: %v)", err, rerr)
+		}
+		opts.Logger.Error().Err(err).Str("movedTo", aside).Msg("the hosts' list could not be read; moved aside")
+		list = nil
 	}
 	for _, r := range list {
 		h := m.newHost(r)
@@ -292,7 +299,7 @@ func hostError(name string, err error) error {
 	case errors.Is(err, hostkeys.ErrChangedKey), errors.Is(err, hostkeys.ErrRevokedKey):
 		return api.HostProblem(http.StatusConflict, "HostKeyChanged", err.Error())
 	case errors.Is(err, bootstrap.ErrNoBuild):
-		return api.HostProblem(http.StatusUnprocessableEntity, "NeedsNewerEngine", fmt.Sprintf("host '%s' needs a newer engine: %v", name, err))
+		return api.HostProblem(http.StatusUnprocessableEntity, "NeedsNewerEngine", fmt.Sprintf("host '%s': %v (engines for hosts are looked for in %s)", name, err, BuildsDir()))
 	case errors.Is(err, sshconn.ErrAuth):
 		return api.HostProblem(http.StatusUnprocessableEntity, "HostAuthFailed", err.Error())
 	case errors.Is(err, bootstrap.ErrForeignEngine), errors.Is(err, bootstrap.ErrStart):
