@@ -184,8 +184,14 @@ shepherd --host box add-project "$home/proj" >/dev/null || fail "add-project --h
 if shepherd --host box add-project proj >/dev/null 2>&1; then fail "add-project --host took a relative path"; fi
 shepherd --host box create proj ends -- sh -c "echo started-on-\$(hostname); while [ ! -e '$home/stop' ]; do sleep 0.1; done; exit 3" >/dev/null
 shepherd --host box create proj stays -- sh -c 'echo hello-from-host; sleep 600 & wait' >/dev/null
+# The host's event stream, through the local engine, as it comes.
+shepherd --host box events proj -f >"$tmp/events.out" 2>&1 &
+events_pid=$!
+sleep 1
 shepherd --host box start proj ends >/dev/null
 shepherd --host box start proj stays >/dev/null
+until_ok 20 "the host's events streamed through --host" grep -q stays "$tmp/events.out"
+kill "$events_pid" 2>/dev/null || true
 until_ok 20 "both agents running there" sh -c "'$engine_bin' --host box ls proj | grep -c running | grep -qx 2"
 until_ok 10 "the log of an agent there" sh -c "'$engine_bin' --host box logs proj stays | grep -q hello-from-host"
 shepherd --host box logs proj ends | grep -q started-on-shepherd-host || fail "the agent did not run in the host's namespace"
