@@ -98,11 +98,6 @@ export const api = {
     remove: async (name: string) => void await call('removeHost', {host: name}),
     /** The window shows this host's engine from now on (null: this computer's). */
     use: (host: string | null) => App.UseHost(host ?? ''),
-    /** A machine's projects (null: this computer's), whichever machine the window shows. */
-    projects: async (host: string | null) =>
-      list(await App.Call('listProjects', {host: host ?? ''}, '').catch((err: unknown) => {
-        throw asApiError(err)
-      }) as Answer<'listProjects'>),
   },
   /** The `--mcp-config` value (JSON) that gives a Claude Code agent Shepherd's MCP server. */
   mcpConfig: (): Promise<string> => App.MCPConfig(),
