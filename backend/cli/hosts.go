@@ -47,7 +47,7 @@ func (e *env) hostCmd() *cobra.Command {
 		Use:               "rm NAME",
 		Short:             "forget a host (its engine and agents keep running there)",
 		Args:              positional(1, 1),
-		ValidArgsFunction: e.completes(),
+		ValidArgsFunction: e.completes(hostArg),
 		RunE:              e.runs(cmdHostRm),
 	}
 	c.AddCommand(add, rm)
@@ -202,4 +202,23 @@ func cmdHostRm(e *env, pos []string) error {
 	}
 	fmt.Fprintf(e.stdout, "Removed host %s (its engine and agents keep running there)\n", pos[0])
 	return nil
+}
+
+// hostArg completes a host's name (with its state), asking this computer's
+// engine whatever --host says.
+func hostArg(e *env, _ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	q, cancel := e.asking()
+	defer cancel()
+	q.host, q.client = "", nil
+	out, _, err := call(q, api.ListHosts, api.NoInput{})
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	var comps []cobra.Completion
+	for _, h := range out.Body {
+		if strings.HasPrefix(h.Name, toComplete) {
+			comps = append(comps, cobra.CompletionWithDesc(h.Name, describe(hostStateText(h)+" · "+h.URL)))
+		}
+	}
+	return comps, cobra.ShellCompDirectiveNoFileComp
 }

@@ -76,6 +76,12 @@ func TestHostUnreachableAtStart(t *testing.T) {
 		t.Fatalf("hosts: %q", out)
 	}
 	fails(t, ExitError, "host 'box' is unreachable since", "--host", "box", "projects")
+	// --host and host rm complete the hosts' names, asking this computer's engine.
+	for _, args := range [][]string{{"--host", ""}, {"--host", "bo"}, {"--host", "gpu", "host", "rm", ""}, {"host", "rm", "b"}} {
+		if got, _ := completions(t, args...); len(got) != 1 || !strings.HasPrefix(got[0], "box\tunreachable since") {
+			t.Errorf("__complete %q: %q", args, got)
+		}
+	}
 	ok(t, "host", "rm", "box")
 	if b, _ := os.ReadFile(filepath.Join(p.Data, "hosts.json")); !strings.Contains(string(b), `"hosts": []`) {
 		t.Fatalf("hosts.json after rm: %s", b)

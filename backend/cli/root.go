@@ -67,6 +67,9 @@ func (e *env) root() *cobra.Command {
 	pf.BoolVar(&e.reveal, "show-secrets", false, "print secret environment values (…KEY, …TOKEN, …) instead of masking them")
 	pf.StringVar(&e.host, "host", "", "talk to the engine of this host (see shepherd hosts) through the local one")
 	pf.BoolVar(&e.raw, "raw", false, "print what agents wrote as it is, control sequences included, even on a terminal (they are shown escaped there by default)")
+	root.RegisterFlagCompletionFunc("host", func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		return hostArg(e, c, args, toComplete)
+	})
 	root.SetFlagErrorFunc(flagError)
 	root.SetHelpFunc(func(c *cobra.Command, _ []string) {
 		if c.HasParent() {
