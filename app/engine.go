@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"shepherd/backend/api"
-	"shepherd/backend/cli"
+	"shepherd/backend/engine"
 	"shepherd/backend/instance"
 	"shepherd/backend/notify"
 	"shepherd/backend/paths"
@@ -72,9 +72,9 @@ func (a *App) startEngine() {
 	if a.attach() == nil {
 		return
 	}
-	if bin := cli.DefaultEnginePath(); fileExists(bin) {
+	if bin := engine.DefaultEnginePath(); fileExists(bin) {
 		ctx, cancel := context.WithTimeout(context.Background(), engineStartTimeout)
-		_, err := cli.StartEngine(ctx, bin, paths.Default(), webViewEnvSet...)
+		_, err := engine.StartEngine(ctx, bin, paths.Default(), webViewEnvSet...)
 		cancel()
 		if err == nil {
 			if err = a.attach(); err == nil {
@@ -102,7 +102,7 @@ func fileExists(p string) bool {
 // app. If another engine already owns the data folder, the window becomes
 // its client instead.
 func (a *App) embedEngine() {
-	h, err := cli.Start(context.Background(), cli.ServeOptions{Emitter: emitter{a}, Notifier: notify.Func(a.notifyNative),
+	h, err := engine.Start(context.Background(), engine.Options{Version: a.version, Emitter: emitter{a}, Notifier: notify.Func(a.notifyNative),
 		OnQuit: a.quit})
 	if errors.Is(err, instance.ErrLocked) {
 		if rerr := a.attach(); rerr == nil {
@@ -163,7 +163,7 @@ func (a *App) followRemote(ctx context.Context, r *api.Remote) {
 				if json.Unmarshal(ev.Data, &n) == nil {
 					a.notifyNative(n)
 				}
-			case cli.EventEngineQuit: // `shepherd quit`: the window goes with its engine
+			case engine.EventEngineQuit: // `shepherd quit`: the window goes with its engine
 				a.engineQuit.Store(true)
 				a.quit()
 				return nil

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"shepherd/backend/cli"
+	"shepherd/backend/engine"
 )
 
 // quitProbe is an App whose Wails calls and os.Exit are counted.
@@ -158,7 +159,7 @@ var engineOnce struct {
 func TestWindowStartsEngineAndQuitsTogether(t *testing.T) {
 	isolate(t)
 	needShim(t)
-	t.Setenv(cli.EngineEnv, buildEngine(t))
+	t.Setenv(engine.EngineEnv, buildEngine(t))
 
 	p := newQuitProbe(t)
 	p.a.emitFn = (&emitted{}).emit
