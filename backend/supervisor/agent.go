@@ -15,6 +15,7 @@ import (
 	"shepherd/backend/proc"
 	"shepherd/backend/procid"
 	"shepherd/backend/store"
+	"shepherd/backend/supervisor/figures"
 )
 
 type project struct {
@@ -33,8 +34,7 @@ type project struct {
 	// pauseWrites counts the engine's own writes of the pause signal file
 	// under way: a file watch must not take them for a signal (pause.go).
 	pauseWrites int
-	costDay     string // the local day costToday is of (figures.go)
-	costToday   float64
+	cost        figures.Day // what its runs cost today (package figures)
 
 	mu       sync.Mutex
 	loaded   bool

@@ -14,6 +14,7 @@ import (
 	"shepherd/backend/notify"
 	"shepherd/backend/shim"
 	"shepherd/backend/store"
+	"shepherd/backend/supervisor/figures"
 )
 
 // Budgets (SPEC "Workspaces and budgets"): spending limits that pause and
@@ -191,7 +192,7 @@ func (e *Engine) endBudgetRun(a *agent, rn *run, set func(r *store.Record)) bool
 			r.ExitReason, r.Error = lifecycle.ReasonPaused, ""
 			set(r)
 			r.LastActivityAt = rn.activityAt()
-			fig, counted = countRun(r, rn.resultNow(), now)
+			fig, counted = figures.Count(r, rn.resultNow(), now)
 			mut(r)
 		}})
 	if err != nil {
@@ -226,7 +227,7 @@ func (e *Engine) endBudgetWhileAway(a *agent, st *shim.ExitStatus, now time.Time
 		step{to: lifecycle.Paused, reason: "budget", data: map[string]any{"budget": hit.kind, "note": hit.note}, mut: func(r *store.Record) {
 			r.ExitReason, r.Error, r.Attached, r.PreviousStatus = lifecycle.ReasonPaused, "", true, ""
 			setExit(r, st, now)
-			fig, counted = countRun(r, res.Claude, now)
+			fig, counted = figures.Count(r, res.Claude, now)
 			mut(r)
 		}})
 	if err != nil {
@@ -263,7 +264,7 @@ type dailyState struct {
 // its daily budget. p.mu is held.
 func (p *project) dailyReachedLocked(now time.Time) bool {
 	b := p.settings.DailyBudgetUsd
-	return b > 0 && p.costTodayLocked(now) >= b
+	return b > 0 && p.cost.Today(now) >= b
 }
 
 // checkDaily acts on a change of the daily budget's verdict: reached, the
@@ -278,7 +279,7 @@ func (e *Engine) checkDaily(p *project, quiet bool) {
 	was := p.daily.held
 	held := p.dailyReachedLocked(now)
 	p.daily.held = held
-	budget, spent := p.settings.DailyBudgetUsd, p.costTodayLocked(now)
+	budget, spent := p.settings.DailyBudgetUsd, p.cost.Today(now)
 	p.mu.Unlock()
 	switch {
 	case held && !was:
@@ -431,7 +432,7 @@ func checkRaiseTurns(agentID string, limit float64, reached int) error {
 func (e *Engine) raiseDaily(p *project, a *agent, action string, limit float64) (*store.Record, error) {
 	p.mu.Lock()
 	s := p.settings
-	spent := p.costTodayLocked(e.clock.Now())
+	spent := p.cost.Today(e.clock.Now())
 	p.mu.Unlock()
 	if action == AnswerRaise {
 		if err := checkRaiseUsd(fmt.Sprintf("raise the daily budget of project '%s'", e.projectName(p.info.ID)), limit,

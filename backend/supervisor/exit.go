@@ -11,6 +11,7 @@ import (
 	"shepherd/backend/procid"
 	"shepherd/backend/shim"
 	"shepherd/backend/store"
+	"shepherd/backend/supervisor/figures"
 )
 
 // watchExit is layer 1: it waits for the agent's process to end (the shim's
@@ -125,7 +126,7 @@ func (e *Engine) onExit(a *agent, rn *run, st *shim.ExitStatus) {
 		r.ExitReason, r.Error = o.reason, o.msg
 		setExit(r, st, now)
 		r.LastActivityAt = rn.activityAt()
-		fig, counted = countRun(r, rn.resultNow(), now)
+		fig, counted = figures.Count(r, rn.resultNow(), now)
 	}})
 	if err != nil {
 		return // the watchdog finds the run gone and records it

@@ -18,6 +18,7 @@ import (
 	"shepherd/backend/notify"
 	"shepherd/backend/proc"
 	"shepherd/backend/store"
+	"shepherd/backend/supervisor/figures"
 )
 
 // Pause and resume (SPEC "Pause and resume", seed 002): "not now" without
@@ -529,33 +530,16 @@ func (e *Engine) view(p *project) ProjectView {
 	if err := checkDir(p.info.Path); err != nil {
 		v.FolderMissing = err.Error()
 	}
-	v.CostToday = p.costTodayLocked(e.clock.Now())
+	v.CostToday = p.cost.Today(e.clock.Now())
 	v.DailyBudgetUsd, v.BudgetHeld = p.settings.DailyBudgetUsd, p.daily.held
 	return v
-}
-
-func (p *project) costTodayLocked(now time.Time) float64 {
-	if p.costDay != now.Local().Format("2006-01-02") {
-		return 0
-	}
-	return p.costToday
 }
 
 // withTotals adds the sum of its agents' figures to a project's view: the
 // user's own agents' in Totals, the claims of agents created by agents in
 // ClaimedTotals.
 func (e *Engine) withTotals(p *project, v ProjectView) ProjectView {
-	for _, a := range p.list() {
-		a.mu.Lock()
-		if t := a.rec.Totals; t != nil {
-			if a.rec.Parent == "" {
-				v.Totals = v.Totals.Add(*t)
-			} else {
-				v.ClaimedTotals = v.ClaimedTotals.Add(*t)
-			}
-		}
-		a.mu.Unlock()
-	}
+	v.Totals, v.ClaimedTotals = figures.Totals(e.figureRecords(p))
 	return v
 }
 

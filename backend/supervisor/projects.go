@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"shepherd/backend/store"
+	"shepherd/backend/supervisor/figures"
 )
 
 // Projects lists the known projects, oldest first.
@@ -219,7 +220,7 @@ func (e *Engine) records(p *project) []*store.Record {
 		}
 		return out[i].ID < out[j].ID
 	})
-	withTreeTotals(out)
+	figures.WithTreeTotals(out)
 	return out
 }
 

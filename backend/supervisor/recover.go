@@ -12,6 +12,7 @@ import (
 	"shepherd/backend/recovery"
 	"shepherd/backend/shim"
 	"shepherd/backend/store"
+	"shepherd/backend/supervisor/figures"
 )
 
 func profileOf(r *store.Record) loganalysis.Profile {
@@ -80,7 +81,7 @@ func (e *Engine) recoverDead(a *agent, st *shim.ExitStatus) recovery.Action {
 		if a.rec.StoppedAt != nil {
 			at = *a.rec.StoppedAt
 		}
-		_ = e.update(a, func(r *store.Record) { fig, counted = countRun(r, res.Claude, at) })
+		_ = e.update(a, func(r *store.Record) { fig, counted = figures.Count(r, res.Claude, at) })
 		if counted {
 			e.runCounted(a, fig)
 		}

@@ -10,6 +10,7 @@ import (
 	"shepherd/backend/lifecycle"
 	"shepherd/backend/proc"
 	"shepherd/backend/store"
+	"shepherd/backend/supervisor/figures"
 )
 
 // onTimeout is layer 2: running past timeoutSec → timed_out → graceful stop.
@@ -202,7 +203,7 @@ func (e *Engine) finishPlan(a *agent, rn *run, done chan struct{}, plan stopPlan
 		r.ExitReason = plan.reason
 		setExit(r, rn.p.Exit(), now)
 		r.LastActivityAt = rn.activityAt()
-		fig, counted = countRun(r, rn.resultNow(), now)
+		fig, counted = figures.Count(r, rn.resultNow(), now)
 		if plan.mut != nil {
 			plan.mut(r)
 		}
