@@ -16,6 +16,7 @@ import (
 	"shepherd/backend/procid"
 	"shepherd/backend/store"
 	"shepherd/backend/supervisor/figures"
+	"shepherd/backend/supervisor/stats"
 )
 
 type project struct {
@@ -117,7 +118,7 @@ type run struct {
 	suspect bool            // the watchdog found the process gone on its last pass
 	check   *procid.Tracked // the watchdog's look at the process (its /proc entry kept open between passes)
 	busy    busyState       // what a silent agent is doing (busy.go), under a.mu
-	samples sampleRing      // CPU and memory while someone looks (stats.go), under a.mu
+	samples *stats.Ring     // CPU and memory while someone looks (package stats; made at its first sample, under a.mu)
 	shown   string          // the activity last pushed, under a.mu
 	// waiting is what the agent waits for (a permission, input, a rate
 	// limit), from its hooks or its log (waiting.go), under a.mu.
