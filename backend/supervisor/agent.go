@@ -15,6 +15,7 @@ import (
 	"shepherd/backend/proc"
 	"shepherd/backend/procid"
 	"shepherd/backend/store"
+	"shepherd/backend/supervisor/budget"
 	"shepherd/backend/supervisor/figures"
 	"shepherd/backend/supervisor/stats"
 )
@@ -30,8 +31,8 @@ type project struct {
 	live, reserved, draining int
 	queue                    []*agent
 	nextSeq                  int64
-	pause                    pauseState // the project's pause (pause.go)
-	daily                    dailyState // its daily budget (budget.go)
+	pause                    pauseState  // the project's pause (pause.go)
+	daily                    budget.Hold // its daily budget's hold (package budget)
 	// pauseWrites counts the engine's own writes of the pause signal file
 	// under way: a file watch must not take them for a signal (pause.go).
 	pauseWrites int
@@ -97,6 +98,13 @@ func (e *Engine) newAgent(p *project, rec *store.Record) *agent {
 // a.mu is held.
 func (a *agent) gone() bool { return a.life.Err() != nil }
 
+// The agent as the features see it (hook.Agent).
+
+func (a *agent) Lock()              { a.mu.Lock() }
+func (a *agent) Unlock()            { a.mu.Unlock() }
+func (a *agent) Rec() *store.Record { return a.rec }
+func (a *agent) Gone() bool         { return a.gone() }
+
 // run is one live process of an agent, as this engine watches it.
 type run struct {
 	p *proc.Process
@@ -135,7 +143,7 @@ type run struct {
 	lastActivity time.Time            // engine clock: the last growth seen
 	quietTicks   int                  // poller ticks since the last look at a quiet log
 	result       *loganalysis.Claude
-	budget       *budgetHit // the per-run limit the result reached (budget.go)
+	budget       *budget.Hit // the per-run limit the result reached (package budget)
 	// judged is the result line sawResult has judged (under a.mu): one read
 	// by another look that lost the race to the run's end is judged there.
 	judged      *loganalysis.Claude

@@ -296,28 +296,6 @@ func TestBudgetValidation(t *testing.T) {
 	wantKind(t, err, ErrValidation, "dailyBudgetUsd must be 0 (none)")
 }
 
-func TestBudgetArgs(t *testing.T) {
-	r := &store.Record{Profile: store.ProfileClaudeJSON, MaxBudgetUsd: 2.5, MaxTurns: 40}
-	for _, tc := range []struct {
-		name string
-		rec  store.Record
-		args []string
-		want []string
-	}{
-		{"appended", *r, []string{"-p", "x"}, []string{"-p", "x", "--max-budget-usd", "2.5", "--max-turns", "40"}},
-		{"before --", *r, []string{"--resume", "s", "--", "continue"}, []string{"--resume", "s", "--max-budget-usd", "2.5", "--max-turns", "40", "--", "continue"}},
-		{"user's own flag kept", *r, []string{"--max-turns", "9"}, []string{"--max-turns", "9", "--max-budget-usd", "2.5"}},
-		{"not claude", store.Record{Profile: store.ProfileGeneric, MaxBudgetUsd: 1}, []string{"a"}, []string{"a"}},
-		{"once", store.Record{Profile: store.ProfileClaudeJSON, MaxBudgetUsd: 1, BudgetOnce: true}, []string{"a"}, []string{"a"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := BudgetArgs(&tc.rec, tc.args); !slices.Equal(got, tc.want) {
-				t.Fatalf("got %q, want %q", got, tc.want)
-			}
-		})
-	}
-}
-
 // A daily hold survives an engine restart on the same day (starts still
 // wait), and an engine opened the next day resumes what it paused.
 func TestDailyBudgetAcrossRestart(t *testing.T) {

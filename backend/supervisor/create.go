@@ -14,6 +14,7 @@ import (
 	"shepherd/backend/sandbox"
 	"shepherd/backend/secrets"
 	"shepherd/backend/store"
+	"shepherd/backend/supervisor/budget"
 	"shepherd/backend/workspace"
 )
 
@@ -67,7 +68,7 @@ func validateSpec(p *project, spec *AgentSpec) error {
 	default:
 		return newErr(ErrValidation, "agent '%s': onStale %q: use flag, restart or resume", spec.ID, spec.OnStale)
 	}
-	if err := validateBudgets(spec); err != nil {
+	if err := budget.Validate(spec.ID, spec.MaxBudgetUsd, spec.MaxTurns); err != nil {
 		return err
 	}
 	if spec.Parent != "" {

@@ -22,6 +22,7 @@ import (
 	"shepherd/backend/procid"
 	"shepherd/backend/sandbox"
 	"shepherd/backend/store"
+	"shepherd/backend/supervisor/budget"
 	"shepherd/backend/supervisor/stats"
 )
 
@@ -95,10 +96,11 @@ type Engine struct {
 	cancel context.CancelFunc
 	tasks  tasks
 
-	recoverySlots chan struct{}  // bounds the recoveries under way
-	busy          atomic.Int64   // recoveries and notifications under way
-	stats         *stats.Sampler // the CPU and memory sampler (package stats)
-	mon           monitors       // every project's watchdog and stale check (monitor.go)
+	recoverySlots chan struct{}   // bounds the recoveries under way
+	busy          atomic.Int64    // recoveries and notifications under way
+	stats         *stats.Sampler  // the CPU and memory sampler (package stats)
+	budget        *budget.Budgets // the budgets (package budget)
+	mon           monitors        // every project's watchdog and stale check (monitor.go)
 
 	timerMu sync.Mutex
 	armed   map[*armed]struct{} // timers not yet run or stopped
@@ -291,6 +293,7 @@ func New(cfg Config) (*Engine, error) {
 		projects:      map[string]*project{}, live: map[*run]*agent{}, armed: map[*armed]struct{}{}}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
 	e.stats = stats.New(core{e})
+	e.budget = budget.New(core{e}, cfg.Logger)
 	window := cfg.NotifyWindow
 	if window == 0 {
 		window = time.Minute

@@ -450,7 +450,7 @@ func (e *Engine) UnpauseAgent(ctx context.Context, projectID, agentID string) (*
 	if a.rec.Status != lifecycle.Paused {
 		return nil, newErr(ErrNotPaused, "Process '%s' is not paused (it is %s)", agentID, a.rec.Status)
 	}
-	if err := budgetAnswer(ctx, a, "unpause"); err != nil {
+	if err := e.budget.Prestart(ctx, a.rec, "unpause"); err != nil {
 		return nil, err
 	}
 	if err := e.unpauseLocked(a); err != nil {
@@ -531,7 +531,7 @@ func (e *Engine) view(p *project) ProjectView {
 		v.FolderMissing = err.Error()
 	}
 	v.CostToday = p.cost.Today(e.clock.Now())
-	v.DailyBudgetUsd, v.BudgetHeld = p.settings.DailyBudgetUsd, p.daily.held
+	v.DailyBudgetUsd, v.BudgetHeld = p.settings.DailyBudgetUsd, p.daily.Held()
 	return v
 }
 

@@ -169,6 +169,13 @@ func (e *Engine) saveProjectsLocked(override map[string]store.Project) error {
 	return e.st.SaveProjects(all)
 }
 
+// known is a known project as it is (loaded or not); nil if none.
+func (e *Engine) known(id string) *project {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.projects[id]
+}
+
 // project returns a known project, loading (and syncing) it on first use.
 func (e *Engine) project(id string) (*project, error) {
 	e.mu.Lock()

@@ -59,7 +59,7 @@ func (p *project) position(a *agent) int {
 
 // hasRoom reports whether p may start one more agent now. p.mu is held.
 func (p *project) hasRoom() bool {
-	return !p.daily.held && p.roomPastBudget()
+	return !p.daily.Held() && p.roomPastBudget()
 }
 
 // roomPastBudget is hasRoom for a run the user let go past the daily budget
@@ -83,7 +83,7 @@ func (e *Engine) launch(a *agent, act string) error {
 	p := a.p
 	p.mu.Lock()
 	room := p.hasRoom() && len(p.queue) == 0 // first in, first out: no one jumps the queue
-	if a.rec.BudgetOnce && p.daily.held && p.roomPastBudget() {
+	if a.rec.BudgetOnce && p.daily.Held() && p.roomPastBudget() {
 		room = true // the one run the user let past the daily budget: the held queue is not its
 	}
 	if room {

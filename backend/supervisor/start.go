@@ -28,7 +28,7 @@ func (e *Engine) StartAgent(ctx context.Context, projectID, agentID string) (*st
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if err := budgetAnswer(ctx, a, "start"); err != nil {
+	if err := e.budget.Prestart(ctx, a.rec, "start"); err != nil {
 		return nil, err
 	}
 	if err := e.launch(a, actStart); err != nil {

@@ -11,7 +11,11 @@
 // interface it declares itself (its Core).
 package hook
 
-import "shepherd/backend/store"
+import (
+	"context"
+
+	"shepherd/backend/store"
+)
 
 // Agent is one agent as a feature sees it. Its record is read and changed
 // only while its lock is held: the core holds it when it hands an agent to
@@ -25,4 +29,27 @@ type Agent interface {
 	// Gone reports whether the agent was removed (or the engine is
 	// closing): nothing is written or started for it any more.
 	Gone() bool
+}
+
+// Who asks: the API marks a request made with an agent's own credential
+// (AsAgent), so that the engine can refuse what only the user may do even
+// on an agent the caller owns — answering a budget pause.
+
+type callerKey struct{}
+
+// Caller is an agent that asks (from its credential, never from what it
+// says).
+type Caller struct{ ProjectID, AgentID string }
+
+// AsAgent marks ctx as a request of the agent c.
+func AsAgent(ctx context.Context, c Caller) context.Context {
+	return context.WithValue(ctx, callerKey{}, c)
+}
+
+// CallerOf is the agent ctx is a request of; nil for the user.
+func CallerOf(ctx context.Context) *Caller {
+	if c, ok := ctx.Value(callerKey{}).(Caller); ok {
+		return &c
+	}
+	return nil
 }
