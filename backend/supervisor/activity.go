@@ -97,10 +97,10 @@ func (e *Engine) pollRun(a *agent, rn *run) {
 	if unread {
 		e.scanLog(a, rn)
 	}
-	if grew || rn.retrying() {
+	if retry := rn.retrying(); grew || retry != nil {
 		a.mu.Lock()
 		if a.run == rn && !a.gone() {
-			e.followWaiting(a, rn, grew)
+			e.needs.FollowLog(a, &rn.wait, rn.logPath, retry, grew)
 		}
 		a.mu.Unlock()
 	}
@@ -115,6 +115,14 @@ func (e *Engine) pollRun(a *agent, rn *run) {
 		}
 		a.mu.Unlock()
 	}
+}
+
+// retrying is the api_retry line the run's log ends with, if it does: an
+// API call being retried.
+func (rn *run) retrying() *loganalysis.Retry {
+	rn.scanMu.Lock()
+	defer rn.scanMu.Unlock()
+	return rn.retry
 }
 
 // resultNow is the result line of the run read so far (nil if none).

@@ -8,7 +8,6 @@ import (
 
 	"github.com/jonboulle/clockwork"
 
-	"shepherd/backend/claudehooks"
 	"shepherd/backend/filewatch"
 	"shepherd/backend/lifecycle"
 	"shepherd/backend/loganalysis"
@@ -17,6 +16,7 @@ import (
 	"shepherd/backend/store"
 	"shepherd/backend/supervisor/budget"
 	"shepherd/backend/supervisor/figures"
+	"shepherd/backend/supervisor/needsyou"
 	"shepherd/backend/supervisor/stats"
 )
 
@@ -128,10 +128,9 @@ type run struct {
 	busy    busyState       // what a silent agent is doing (busy.go), under a.mu
 	samples *stats.Ring     // CPU and memory while someone looks (package stats; made at its first sample, under a.mu)
 	shown   string          // the activity last pushed, under a.mu
-	// waiting is what the agent waits for (a permission, input, a rate
-	// limit), from its hooks or its log (waiting.go), under a.mu.
-	waiting        *claudehooks.Waiting
-	waitingLogSize int64 // the log's size when the wait began
+	// wait is what the agent waits for (a permission, input, a rate
+	// limit), from its hooks or its log (package needsyou), under a.mu.
+	wait needsyou.Wait
 
 	// Live reading of the log (activity.go), under scanMu.
 	logPath      string
@@ -218,6 +217,6 @@ func (e *Engine) snapshot(a *agent) *store.Record {
 		r.QueuePosition = a.p.position(a)
 	}
 	r.Stats = e.freshStats(a)
-	r.Attention = e.attentionOf(r)
+	r.Attention = needsyou.Reason(r, e.clock.Now())
 	return r
 }

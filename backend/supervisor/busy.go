@@ -125,8 +125,8 @@ func (e *Engine) activity(a *agent, rn *run, s Settings) *store.Activity {
 		act.Since = &t
 	}
 	switch {
-	case rn.waiting != nil:
-		w := rn.waiting
+	case rn.wait.What() != nil:
+		w := rn.wait.What()
 		act.State, act.Waiting, act.NeedsYou = store.ActivityWaiting, w.What, w.NeedsYou
 		if w.Until != nil {
 			t := w.Until.UTC()

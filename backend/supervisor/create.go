@@ -276,7 +276,7 @@ func (e *Engine) Remove(ctx context.Context, projectID, agentID string, o Remove
 		From: string(a.rec.Status), Data: map[string]any{"logDeleted": deleteLog}})
 	e.log.Info().Str("project", projectID).Str("agent", agentID).Bool("logDeleted", deleteLog).Msg("agent removed")
 	e.emit(EventAgentRemoved, AgentRef{ProjectID: projectID, AgentID: agentID})
-	e.forgetHooks(AgentRef{ProjectID: projectID, AgentID: agentID})
+	e.needs.Forget(projectID, agentID)
 	return nil
 }
 

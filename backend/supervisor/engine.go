@@ -23,6 +23,7 @@ import (
 	"shepherd/backend/sandbox"
 	"shepherd/backend/store"
 	"shepherd/backend/supervisor/budget"
+	"shepherd/backend/supervisor/needsyou"
 	"shepherd/backend/supervisor/stats"
 )
 
@@ -100,6 +101,7 @@ type Engine struct {
 	busy          atomic.Int64    // recoveries and notifications under way
 	stats         *stats.Sampler  // the CPU and memory sampler (package stats)
 	budget        *budget.Budgets // the budgets (package budget)
+	needs         *needsyou.Needs // waits, acknowledgments (package needsyou)
 	mon           monitors        // every project's watchdog and stale check (monitor.go)
 
 	timerMu sync.Mutex
@@ -123,8 +125,7 @@ type Engine struct {
 	priv     []string
 	apiURL   string // where the API listens (guarded by mu), told to agents
 
-	hookLimit hookLimits // agents' hooks, rate-limited (hookrate.go)
-	disk      diskState  // the data folder's free space, and writes that wait for it (disk.go)
+	disk diskState // the data folder's free space, and writes that wait for it (disk.go)
 
 	hooks testHooks
 }
@@ -294,6 +295,7 @@ func New(cfg Config) (*Engine, error) {
 	e.ctx, e.cancel = context.WithCancel(context.Background())
 	e.stats = stats.New(core{e})
 	e.budget = budget.New(core{e}, cfg.Logger)
+	e.needs = needsyou.New(core{e}, cfg.Logger)
 	window := cfg.NotifyWindow
 	if window == 0 {
 		window = time.Minute

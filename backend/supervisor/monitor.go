@@ -334,7 +334,7 @@ func (e *Engine) staleCheck(p *project) {
 		}
 		// A waiting agent said why it is silent (a permission, input, a
 		// rate limit): never stale.
-		if staleChecked(a.rec) && silent >= threshold && rn.waiting == nil {
+		if staleChecked(a.rec) && silent >= threshold && rn.wait.What() == nil {
 			busyOK := rn.busy.busy && (busyLimit == 0 || silent < busyLimit)
 			if !busyOK {
 				// No CPU rate measured yet (the engine just started): measure

@@ -10,7 +10,6 @@ import (
 	"syscall"
 	"time"
 
-	"shepherd/backend/claudehooks"
 	"shepherd/backend/lifecycle"
 	"shepherd/backend/loganalysis"
 	"shepherd/backend/logtail"
@@ -169,7 +168,7 @@ func (e *Engine) procSpec(rec *store.Record, args []string, token string) (proc.
 	if err != nil {
 		return proc.Spec{}, err
 	}
-	args = withHooks(rec, args, e.apiAddress())
+	args = e.needs.Args(rec, args)
 	logSet := e.settingsOf(rec.ProjectID)
 	spec := proc.Spec{Path: path, Argv: append([]string{rec.Command}, BudgetArgs(rec, args)...), Dir: rec.Cwd, Env: env,
 		Log: rec.LogPath, LogMax: logSet.logMaxBytes(), LogKeep: logSet.LogKeep, ExitFile: e.st.ExitPath(rec.ProjectID, rec.ID), RunFile: e.st.RunPath(rec.ProjectID, rec.ID),
@@ -338,22 +337,4 @@ func (e *Engine) lastActivityOf(r *store.Record) time.Time {
 		return now
 	}
 	return last
-}
-
-// withHooks adds Claude Code's hooks (claudehooks.Settings) to a Claude Code
-// agent's arguments for this run, so that it tells the engine when it waits
-// for the user. Not stored in the record: the user's args stay theirs. An
-// agent whose args give their own --settings keeps them (the CLI takes one),
-// and so does one started with no API to report to.
-func withHooks(rec *store.Record, args []string, apiURL string) []string {
-	if rec.Profile != store.ProfileClaudeJSON || apiURL == "" || claudehooks.HasSettings(args) {
-		return args
-	}
-	out := make([]string, 0, len(args)+2)
-	i := 0
-	for ; i < len(args) && args[i] != "--"; i++ {
-		out = append(out, args[i])
-	}
-	out = append(out, "--settings", claudehooks.Settings(apiURL))
-	return append(out, args[i:]...)
 }
