@@ -84,7 +84,6 @@ type agent struct {
 	recovering   bool            // one recovery at a time
 	restartTimer clockwork.Timer // a pending keep-alive restart
 	restartGen   int             // tells a cancelled restart's late callback from the current one
-	wtWatch      *worktreeWatch  // with WatchFiles: its worktree's HEAD, index and refs (worktreewatch.go)
 	unsaved      bool            // its record in memory is newer than on disk (a full disk): written again (disk.go)
 }
 

@@ -15,7 +15,7 @@ import (
 	"shepherd/backend/secrets"
 	"shepherd/backend/store"
 	"shepherd/backend/supervisor/budget"
-	"shepherd/backend/workspace"
+	"shepherd/backend/supervisor/worktrees"
 )
 
 // validateSpec checks spec and fills its defaults (cwd: the project folder,
@@ -109,7 +109,7 @@ func (e *Engine) CreateAgent(projectID string, spec AgentSpec) (*store.Record, e
 	// agent CLI's state folder, the log): a refused request leaves nothing.
 	var worktree []string
 	if spec.Workspace != nil && spec.Workspace.Worktree && (spec.Permissions != nil || spec.Caller != nil) {
-		worktree = append(worktree, e.worktreeDir(p.info.ID, spec.ID)) // a sandboxed agent writes in its worktree
+		worktree = append(worktree, e.wt.Dir(p.info.ID, spec.ID)) // a sandboxed agent writes in its worktree
 	}
 	plan, err := e.planGrants(&spec, worktree...)
 	if err != nil {
@@ -127,9 +127,7 @@ func (e *Engine) CreateAgent(projectID string, spec AgentSpec) (*store.Record, e
 	}
 	fail := func(err error) (*store.Record, error) {
 		if ws != nil { // made for this agent only: nothing of it is kept
-			if uerr := workspace.End(context.Background(), *ws, workspace.Discard, true, ""); uerr != nil {
-				e.log.Warn().Err(uerr).Str("agent", spec.ID).Msg("cannot undo the worktree of a refused create")
-			}
+			e.wt.Undo(ws, spec.ID)
 		}
 		return nil, err
 	}
@@ -156,7 +154,7 @@ func (e *Engine) CreateAgent(projectID string, spec AgentSpec) (*store.Record, e
 	a := e.newAgent(p, rec)
 	p.agents[spec.ID] = a
 	if ws != nil {
-		e.goTask(func() { e.watchWorktree(a) })
+		e.goTask(func() { e.wt.Watch(a) })
 	}
 	e.appendEvent(projectID, store.Event{Time: now, Event: "created", AgentID: spec.ID, To: string(lifecycle.NotStarted)})
 	e.log.Info().Str("project", projectID).Str("agent", spec.ID).Str("command", spec.Command).Msg("agent created")
@@ -179,11 +177,11 @@ func (e *Engine) UpdateAgent(projectID string, spec AgentSpec) (*store.Record, e
 		a.mu.Unlock()
 		return nil, newErr(ErrIsRunning, "Process is running. Stop it before editing.")
 	}
-	if hasWorktree(a.rec) { // the worktree stays; the cwd is in it
+	if worktrees.Has(a.rec) { // the worktree stays; the cwd is in it
 		w := *a.rec.Workspace
-		spec.Cwd = intoWorktree(&w, p.info.Path, spec.Cwd)
+		spec.Cwd = worktrees.Into(&w, p.info.Path, spec.Cwd)
 		if spec.Permissions != nil {
-			spec.Permissions = withWrite(*spec.Permissions, w.Path)
+			spec.Permissions = worktrees.WithWrite(*spec.Permissions, w.Path)
 		}
 	}
 	a.mu.Unlock()
@@ -233,7 +231,7 @@ func (e *Engine) Remove(ctx context.Context, projectID, agentID string, o Remove
 	if err != nil {
 		return err
 	}
-	if err := e.checkEnd(ctx, a, o); err != nil {
+	if err := e.wt.CheckEnd(ctx, a, o.ending()); err != nil {
 		return err
 	}
 	a.mu.Lock()
@@ -256,7 +254,7 @@ func (e *Engine) Remove(ctx context.Context, projectID, agentID string, o Remove
 	if a.rec.Status.Live() {
 		return newErr(ErrIsRunning, "Process is running. Stop it before removing.")
 	}
-	if err := e.endWorktree(ctx, a, o); err != nil {
+	if err := e.wt.End(ctx, a, o.ending()); err != nil {
 		return err
 	}
 	e.cancelRestart(a)

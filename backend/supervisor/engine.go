@@ -25,6 +25,7 @@ import (
 	"shepherd/backend/supervisor/budget"
 	"shepherd/backend/supervisor/needsyou"
 	"shepherd/backend/supervisor/stats"
+	"shepherd/backend/supervisor/worktrees"
 )
 
 // Config configures an Engine.
@@ -97,12 +98,13 @@ type Engine struct {
 	cancel context.CancelFunc
 	tasks  tasks
 
-	recoverySlots chan struct{}   // bounds the recoveries under way
-	busy          atomic.Int64    // recoveries and notifications under way
-	stats         *stats.Sampler  // the CPU and memory sampler (package stats)
-	budget        *budget.Budgets // the budgets (package budget)
-	needs         *needsyou.Needs // waits, acknowledgments (package needsyou)
-	mon           monitors        // every project's watchdog and stale check (monitor.go)
+	recoverySlots chan struct{}        // bounds the recoveries under way
+	busy          atomic.Int64         // recoveries and notifications under way
+	stats         *stats.Sampler       // the CPU and memory sampler (package stats)
+	budget        *budget.Budgets      // the budgets (package budget)
+	needs         *needsyou.Needs      // waits, acknowledgments (package needsyou)
+	wt            *worktrees.Worktrees // agents' worktrees (package worktrees)
+	mon           monitors             // every project's watchdog and stale check (monitor.go)
 
 	timerMu sync.Mutex
 	armed   map[*armed]struct{} // timers not yet run or stopped
@@ -296,6 +298,7 @@ func New(cfg Config) (*Engine, error) {
 	e.stats = stats.New(core{e})
 	e.budget = budget.New(core{e}, cfg.Logger)
 	e.needs = needsyou.New(core{e}, cfg.Logger)
+	e.wt = worktrees.New(e.ctx, core{e}, cfg.Logger, worktreeRoot(cfg))
 	window := cfg.NotifyWindow
 	if window == 0 {
 		window = time.Minute

@@ -13,6 +13,7 @@ import (
 
 	"shepherd/backend/lifecycle"
 	"shepherd/backend/store"
+	"shepherd/backend/supervisor/worktrees"
 	"shepherd/backend/workspace"
 )
 
@@ -188,7 +189,7 @@ func TestWorktreeWatchSeesCommitsAndBaseMoves(t *testing.T) {
 	seen := func(what string, ok func(w *workspace.Workspace) bool) {
 		t.Helper()
 		waitFor(t, what, 10*time.Second, func() bool {
-			clk.Advance(worktreeSettle)
+			clk.Advance(worktrees.Settle)
 			return ok(h.get("w").Workspace)
 		})
 	}

@@ -316,7 +316,7 @@ func (e *Engine) endRun(a *agent, rn *run) {
 	delete(e.live, rn)
 	e.mu.Unlock()
 	rn.finish()
-	e.worktreeRunEnded(a)
+	e.wt.RunEnded(a)
 }
 
 // lastActivityOf is when a run being watched last wrote to its log: now for

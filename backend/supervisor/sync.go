@@ -175,7 +175,7 @@ func (e *Engine) load(p *project) (*SyncSummary, error) {
 	}
 	p.mu.Unlock()
 
-	e.verifyWorktrees(p)
+	e.wt.Load(agentsOf(p))
 	e.loadCostToday(p)
 	sum := e.check(p, false)
 	p.mu.Lock()

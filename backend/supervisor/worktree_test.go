@@ -313,18 +313,3 @@ func TestWorktreeDiffAndRefresh(t *testing.T) {
 	_, err = h.e.AgentDiff(context.Background(), h.project.ID, plain.ID)
 	wantKind(t, err, ErrValidation, "does not run in a worktree")
 }
-
-func TestIntoWorktree(t *testing.T) {
-	w := &workspace.Workspace{Repo: "/src/repo", Path: "/wt/p/a"}
-	for _, tc := range []struct{ project, cwd, want string }{
-		{"/src/repo", "/src/repo", "/wt/p/a"},
-		{"/src/repo", "/src/repo/web/app", "/wt/p/a/web/app"},
-		{"/src/repo/web", "/src/repo/web", "/wt/p/a/web"}, // a project in a subfolder of its repository
-		{"/src/repo", "/wt/p/a/docs", "/wt/p/a/docs"},     // already in the worktree (an edit)
-		{"/src/repo", "/elsewhere", "/wt/p/a"},
-	} {
-		if got := intoWorktree(w, tc.project, tc.cwd); got != tc.want {
-			t.Errorf("intoWorktree(%s, %s) = %s, want %s", tc.project, tc.cwd, got, tc.want)
-		}
-	}
-}
