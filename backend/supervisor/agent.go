@@ -17,26 +17,16 @@ import (
 	"shepherd/backend/supervisor/budget"
 	"shepherd/backend/supervisor/figures"
 	"shepherd/backend/supervisor/needsyou"
+	"shepherd/backend/supervisor/queue"
 	"shepherd/backend/supervisor/stats"
 )
 
 type project struct {
 	info store.Project
 
-	// The run queue (queue.go), under mu: live counts the agents whose
-	// status is live (apply keeps it), reserved the starts under way that
-	// are not live yet, draining the runs that ended while their shim still
-	// stops what they left in their group; queue holds the queued agents in
-	// order.
-	live, reserved, draining int
-	queue                    []*agent
-	nextSeq                  int64
-	pause                    pauseState  // the project's pause (pause.go)
-	daily                    budget.Hold // its daily budget's hold (package budget)
-	// pauseWrites counts the engine's own writes of the pause signal file
-	// under way: a file watch must not take them for a signal (pause.go).
-	pauseWrites int
-	cost        figures.Day // what its runs cost today (package figures)
+	q     queue.State // its run queue and its pause (package queue)
+	daily budget.Hold // its daily budget's hold (package budget)
+	cost  figures.Day // what its runs cost today (package figures)
 
 	mu       sync.Mutex
 	loaded   bool
@@ -96,6 +86,13 @@ func (e *Engine) newAgent(p *project, rec *store.Record) *agent {
 // gone reports whether the agent was removed (or the engine is closing).
 // a.mu is held.
 func (a *agent) gone() bool { return a.life.Err() != nil }
+
+// id is the agent's id, for a caller without a.mu.
+func (a *agent) id() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.rec.ID
+}
 
 // The agent as the features see it (hook.Agent).
 
@@ -213,7 +210,7 @@ func (e *Engine) snapshot(a *agent) *store.Record {
 		}
 	}
 	if r.Status == lifecycle.Queued {
-		r.QueuePosition = a.p.position(a)
+		r.QueuePosition = a.p.q.Position(a)
 	}
 	r.Stats = e.freshStats(a)
 	r.Attention = needsyou.Reason(r, e.clock.Now())

@@ -81,7 +81,7 @@ func (e *Engine) applyWith(a *agent, anyway bool, steps ...step) error {
 		e.saved(a)
 	}
 	from := a.rec.Status
-	e.countLive(a, from, cur.Status)
+	e.queues.Freed(&a.p.q, from, cur.Status) // a slot that frees up goes to the queue
 	for i, next := range recs {
 		a.rec = next
 		to, reason := steps[i].to, steps[i].reason

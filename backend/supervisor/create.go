@@ -259,9 +259,7 @@ func (e *Engine) Remove(ctx context.Context, projectID, agentID string, o Remove
 	}
 	e.cancelRestart(a)
 	if a.rec.Status == lifecycle.Queued {
-		a.p.dequeue(a)
-		p := a.p
-		e.goTask(func() { e.emitQueue(p) })
+		e.queues.Left(&a.p.q, a)
 	}
 	a.end()
 	if err := e.st.RemoveAgent(projectID, agentID, !deleteLog); err != nil {

@@ -24,6 +24,7 @@ import (
 	"shepherd/backend/store"
 	"shepherd/backend/supervisor/budget"
 	"shepherd/backend/supervisor/needsyou"
+	"shepherd/backend/supervisor/queue"
 	"shepherd/backend/supervisor/stats"
 	"shepherd/backend/supervisor/worktrees"
 )
@@ -104,6 +105,7 @@ type Engine struct {
 	budget        *budget.Budgets      // the budgets (package budget)
 	needs         *needsyou.Needs      // waits, acknowledgments (package needsyou)
 	wt            *worktrees.Worktrees // agents' worktrees (package worktrees)
+	queues        *queue.Queues        // run queues and pauses (package queue)
 	mon           monitors             // every project's watchdog and stale check (monitor.go)
 
 	timerMu sync.Mutex
@@ -299,6 +301,7 @@ func New(cfg Config) (*Engine, error) {
 	e.budget = budget.New(core{e}, cfg.Logger)
 	e.needs = needsyou.New(core{e}, cfg.Logger)
 	e.wt = worktrees.New(e.ctx, core{e}, cfg.Logger, worktreeRoot(cfg))
+	e.queues = queue.New(core{e}, cfg.Logger)
 	window := cfg.NotifyWindow
 	if window == 0 {
 		window = time.Minute

@@ -52,17 +52,7 @@ func (e *Engine) holdSlotWhileShimLives(a *agent, shimPID int, shimStart int64) 
 
 // holdSlot takes one slot of p's run queue; the func it returns gives the
 // slot back, to the queue.
-func (e *Engine) holdSlot(p *project) (release func()) {
-	p.mu.Lock()
-	p.draining++
-	p.mu.Unlock()
-	return func() {
-		p.mu.Lock()
-		p.draining--
-		p.mu.Unlock()
-		e.kickQueue(p)
-	}
-}
+func (e *Engine) holdSlot(p *project) (release func()) { return e.queues.Drain(&p.q) }
 
 // waitShimEnd waits until a's shim has ended, bounded by the time a shim
 // takes at most to stop the agent's leftovers (its grace, then a few

@@ -169,6 +169,25 @@ func (e *Engine) saveProjectsLocked(override map[string]store.Project) error {
 	return e.st.SaveProjects(all)
 }
 
+// loaded are the projects loaded by now.
+func (e *Engine) loaded() []*project {
+	e.mu.Lock()
+	ps := make([]*project, 0, len(e.projects))
+	for _, p := range e.projects {
+		ps = append(ps, p)
+	}
+	e.mu.Unlock()
+	out := ps[:0]
+	for _, p := range ps {
+		p.mu.Lock()
+		if p.loaded {
+			out = append(out, p)
+		}
+		p.mu.Unlock()
+	}
+	return out
+}
+
 // known is a known project as it is (loaded or not); nil if none.
 func (e *Engine) known(id string) *project {
 	e.mu.Lock()

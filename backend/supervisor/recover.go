@@ -253,16 +253,7 @@ func (e *Engine) recoverStale(a *agent, rn *run, silent time.Duration, sampleCPU
 			fmt.Sprintf("Silent for %s; killed", silenceText(silent))}
 		// The resumed run takes the slot of the one it replaces: hold it, so
 		// the queue does not get it in between.
-		p := a.p
-		p.mu.Lock()
-		p.reserved++
-		p.mu.Unlock()
-		defer func() {
-			p.mu.Lock()
-			p.reserved--
-			p.mu.Unlock()
-			e.kickQueue(p)
-		}()
+		defer e.queues.Reserve(&a.p.q)()
 		a.mu.Unlock()
 		if !rn.p.Kill(e.ctx, nil) || !e.waitHandled(rn) {
 			if e.ctx.Err() == nil {

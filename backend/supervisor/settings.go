@@ -144,6 +144,7 @@ func (e *Engine) PutSettings(projectID string, s Settings) (Settings, error) {
 	p.mu.Lock()
 	p.settings = s
 	p.mu.Unlock()
+	p.q.SetMax(s.MaxRunning)
 	e.appendEvent(projectID, store.Event{Time: e.clock.Now().UTC(), Event: "settings", Data: map[string]any{"settings": s}})
 	e.restartMonitor(p)
 	e.checkDaily(p, false) // a raised or removed daily budget lifts its hold

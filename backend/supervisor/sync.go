@@ -14,6 +14,7 @@ import (
 	"shepherd/backend/procid"
 	"shepherd/backend/shim"
 	"shepherd/backend/store"
+	"shepherd/backend/supervisor/hook"
 )
 
 // SelectProject makes a project the one the window shows. It loads the
@@ -143,27 +144,27 @@ func (e *Engine) load(p *project) (*SyncSummary, error) {
 		return nil, err
 	}
 	settings := e.loadSettings(p.info.ID)
-	sig, note, problem := readPauseSignal(e.pauseSignalPath(p.info.ID))
 	p.mu.Lock()
 	var queued []*agent
+	live, lastSeq := 0, int64(0)
 	for _, r := range recs {
 		a := e.newAgent(p, r)
 		p.agents[r.ID] = a
 		if r.Status.Live() {
-			p.live++
+			live++
 		}
 		if r.Status == lifecycle.Queued {
 			queued = append(queued, a)
-			p.nextSeq = max(p.nextSeq, r.QueueSeq)
+			lastSeq = max(lastSeq, r.QueueSeq)
 		}
 	}
 	sort.Slice(queued, func(i, j int) bool { return queued[i].rec.QueueSeq < queued[j].rec.QueueSeq })
-	p.queue = queued
-	if sig.exists {
-		p.pause = pauseState{paused: true, at: sig.mod.UTC(), note: note, problem: problem, seen: sig}
-	} else {
-		p.pause.seen = sig
+	order := make([]hook.Agent, len(queued))
+	for i, a := range queued {
+		order[i] = a
 	}
+	p.q.Init(settings.MaxRunning, &p.daily, live, order, lastSeq)
+	paused := p.q.LoadPause(e.pauseSignalPath(p.info.ID))
 	p.settings = settings
 	for _, c := range bad {
 		cr := CorruptRecord{AgentID: c.AgentID, MovedTo: c.MovedTo, Problem: c.Err.Error()}
@@ -178,12 +179,9 @@ func (e *Engine) load(p *project) (*SyncSummary, error) {
 	e.wt.Load(agentsOf(p))
 	e.loadCostToday(p)
 	sum := e.check(p, false)
-	p.mu.Lock()
-	paused := p.pause.paused
-	p.mu.Unlock()
 	if paused {
 		// Paused while the engine was away: what still runs is paused now.
-		e.goTask(func() { e.pauseRunning(e.ctx, p, false) })
+		e.goTask(func() { e.queues.PauseRunning(e.ctx, p.info.ID, false) })
 	}
 	// The daily budget as it stands now: reached while the engine was away,
 	// what runs is paused; a new day since, what it paused resumes.
