@@ -106,6 +106,7 @@ type Engine struct {
 	needs         *needsyou.Needs      // waits, acknowledgments (package needsyou)
 	wt            *worktrees.Worktrees // agents' worktrees (package worktrees)
 	queues        *queue.Queues        // run queues and pauses (package queue)
+	hooks         []any                // the features hung on the lifecycle (hooks.go)
 	mon           monitors             // every project's watchdog and stale check (monitor.go)
 
 	timerMu sync.Mutex
@@ -131,7 +132,7 @@ type Engine struct {
 
 	disk diskState // the data folder's free space, and writes that wait for it (disk.go)
 
-	hooks testHooks
+	testHooks testHooks
 }
 
 // testHooks let tests stop the engine at a chosen point of a path that is
@@ -302,6 +303,9 @@ func New(cfg Config) (*Engine, error) {
 	e.needs = needsyou.New(core{e}, cfg.Logger)
 	e.wt = worktrees.New(e.ctx, core{e}, cfg.Logger, worktreeRoot(cfg))
 	e.queues = queue.New(core{e}, cfg.Logger)
+	// The lifecycle hooks, in the order they are called (hooks.go): the
+	// hooks a Claude Code run gets go before its budget's limits.
+	e.hooks = []any{e.needs, e.budget, e.wt}
 	window := cfg.NotifyWindow
 	if window == 0 {
 		window = time.Minute

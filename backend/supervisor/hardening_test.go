@@ -71,7 +71,7 @@ func TestCloseLeavesNoGoroutine(t *testing.T) {
 func TestRemoveDuringStaleRecovery(t *testing.T) {
 	h := newClaudeHarness(t)
 	removed := make(chan error, 1)
-	h.e.hooks.afterStaleKill = func(id string) {
+	h.e.testHooks.afterStaleKill = func(id string) {
 		removed <- h.e.RemoveAgent(context.Background(), h.project.ID, id, true, false)
 	}
 	h.claude("a", "silent", "success")

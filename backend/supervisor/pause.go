@@ -251,7 +251,7 @@ func (e *Engine) UnpauseAgent(ctx context.Context, projectID, agentID string) (*
 	if a.rec.Status != lifecycle.Paused {
 		return nil, newErr(ErrNotPaused, "Process '%s' is not paused (it is %s)", agentID, a.rec.Status)
 	}
-	if err := e.budget.Prestart(ctx, a.rec, "unpause"); err != nil {
+	if err := e.prestart(ctx, a, "unpause"); err != nil {
 		return nil, err
 	}
 	if err := e.unpauseLocked(a); err != nil {

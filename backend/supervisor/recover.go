@@ -261,7 +261,7 @@ func (e *Engine) recoverStale(a *agent, rn *run, silent time.Duration, sampleCPU
 			}
 			return
 		}
-		if h := e.hooks.afterStaleKill; h != nil {
+		if h := e.testHooks.afterStaleKill; h != nil {
 			h(id)
 		}
 		a.mu.Lock()

@@ -85,7 +85,7 @@ func (e *Engine) ResumeAgent(ctx context.Context, projectID, agentID string) (*s
 	if a.rec.Status.Live() {
 		return nil, errAlreadyRunning(agentID)
 	}
-	if err := e.budget.Prestart(ctx, a.rec, "resume"); err != nil {
+	if err := e.prestart(ctx, a, "resume"); err != nil {
 		return nil, err
 	}
 	if err := notResumable(a.rec); err != nil {

@@ -27,7 +27,7 @@ func (e *Engine) StartAgent(ctx context.Context, projectID, agentID string) (*st
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if err := e.budget.Prestart(ctx, a.rec, "start"); err != nil {
+	if err := e.prestart(ctx, a, "start"); err != nil {
 		return nil, err
 	}
 	if err := e.launch(a, actStart); err != nil {
@@ -168,9 +168,9 @@ func (e *Engine) procSpec(rec *store.Record, args []string, token string) (proc.
 	if err != nil {
 		return proc.Spec{}, err
 	}
-	args = e.needs.Args(rec, args)
+	args = e.runArgs(rec, args) // Claude Code's hooks, a run's budget
 	logSet := e.settingsOf(rec.ProjectID)
-	spec := proc.Spec{Path: path, Argv: append([]string{rec.Command}, BudgetArgs(rec, args)...), Dir: rec.Cwd, Env: env,
+	spec := proc.Spec{Path: path, Argv: append([]string{rec.Command}, args...), Dir: rec.Cwd, Env: env,
 		Log: rec.LogPath, LogMax: logSet.logMaxBytes(), LogKeep: logSet.LogKeep, ExitFile: e.st.ExitPath(rec.ProjectID, rec.ID), RunFile: e.st.RunPath(rec.ProjectID, rec.ID),
 		Grace: secs(rec.GraceSec), Sandbox: sb, Hide: e.private()}
 	for _, p := range []string{spec.ExitFile, spec.RunFile} {
@@ -316,7 +316,7 @@ func (e *Engine) endRun(a *agent, rn *run) {
 	delete(e.live, rn)
 	e.mu.Unlock()
 	rn.finish()
-	e.wt.RunEnded(a)
+	e.runEnded(a)
 }
 
 // lastActivityOf is when a run being watched last wrote to its log: now for

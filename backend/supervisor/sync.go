@@ -176,7 +176,7 @@ func (e *Engine) load(p *project) (*SyncSummary, error) {
 	}
 	p.mu.Unlock()
 
-	e.wt.Load(agentsOf(p))
+	e.loadHooks(p)
 	e.loadCostToday(p)
 	sum := e.check(p, false)
 	if paused {
