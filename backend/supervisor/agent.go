@@ -71,6 +71,7 @@ type agent struct {
 	life context.Context
 	end  context.CancelFunc
 
+	starting     chan struct{}   // a start under way, closed at its end (startLocked)
 	recovering   bool            // one recovery at a time
 	restartTimer clockwork.Timer // a pending keep-alive restart
 	restartGen   int             // tells a cancelled restart's late callback from the current one
@@ -86,6 +87,25 @@ func (e *Engine) newAgent(p *project, rec *store.Record) *agent {
 // gone reports whether the agent was removed (or the engine is closing).
 // a.mu is held.
 func (a *agent) gone() bool { return a.life.Err() != nil }
+
+// awaitStart waits, without a.mu, for a start of a under way to end (it
+// lets go of the agent's lock while the shim starts): what a stop, a pause
+// or a remove does comes after it. a.mu is held, and held again on return;
+// false when ctx ended first.
+func (e *Engine) awaitStart(ctx context.Context, a *agent) bool {
+	for a.starting != nil {
+		ch := a.starting
+		a.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			a.mu.Lock()
+			return false
+		}
+		a.mu.Lock()
+	}
+	return true
+}
 
 // id is the agent's id, for a caller without a.mu.
 func (a *agent) id() string {

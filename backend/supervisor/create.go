@@ -173,7 +173,7 @@ func (e *Engine) UpdateAgent(projectID string, spec AgentSpec) (*store.Record, e
 		return nil, err
 	}
 	a.mu.Lock()
-	if a.rec.Status.Live() { // refused before anything is made for the edit
+	if a.rec.Status.Live() || a.starting != nil { // refused before anything is made for the edit
 		a.mu.Unlock()
 		return nil, newErr(ErrIsRunning, "Process is running. Stop it before editing.")
 	}
@@ -191,7 +191,7 @@ func (e *Engine) UpdateAgent(projectID string, spec AgentSpec) (*store.Record, e
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.rec.Status.Live() {
+	if a.rec.Status.Live() || a.starting != nil {
 		return nil, newErr(ErrIsRunning, "Process is running. Stop it before editing.")
 	}
 	grants, err := plan.make(e)
@@ -235,6 +235,10 @@ func (e *Engine) Remove(ctx context.Context, projectID, agentID string, o Remove
 		return err
 	}
 	a.mu.Lock()
+	if !e.awaitStart(ctx, a) { // a start under way: removed after it, like a run
+		a.mu.Unlock()
+		return ctx.Err()
+	}
 	live := a.rec.Status.Live()
 	a.mu.Unlock()
 	if live && !force {

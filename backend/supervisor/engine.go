@@ -345,6 +345,9 @@ func (e *Engine) Close() {
 		e.stopMonitor(p)
 		for _, a := range p.list() {
 			a.mu.Lock()
+			// A start under way is let finish (its shim's hello is bounded):
+			// its agent runs on, recorded, for the next engine.
+			e.awaitStart(context.Background(), a)
 			a.end()
 			if a.run != nil {
 				a.run.stopTimers()

@@ -74,6 +74,9 @@ func ranStable(r *store.Record) bool {
 func (e *Engine) keepAliveRestart(a *agent, gen int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if !e.awaitStart(e.ctx, a) { // another start (the user's) is under way: its end decides
+		return
+	}
 	if gen != a.restartGen {
 		return // cancelled (or re-armed) after this timer fired
 	}

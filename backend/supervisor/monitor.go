@@ -16,12 +16,16 @@ import (
 // monitor is a loaded project's watchdog (layer 3) and stale check: when
 // each is next due. One engine-wide timer (monitors) is armed for the
 // earliest of every project's deadlines, so an idle engine wakes once for
-// all the passes due together, not once per project and kind. A pass only
-// looks: what it finds is handed to recovery tasks, so a slow recovery never
+// all the passes due together, not once per project and kind. Each
+// project's passes due at a wakeup run as a task of their own, a few
+// projects at once (passSlots), so a project whose pass waits — on an
+// agent an operation holds — delays no other project's. A pass only looks:
+// what it finds is handed to recovery tasks, so a slow recovery never
 // delays a check.
 type monitor struct {
 	p       *project
 	stopped bool      // under monitors.mu
+	running bool      // a pass of the project is under way (under monitors.mu): the next one due waits for its end
 	watchAt time.Time // the next watchdog pass (engine clock), under monitors.mu
 	staleAt time.Time // the next stale check, under monitors.mu
 	// The intervals the deadlines were set with, under monitors.mu.
@@ -36,8 +40,12 @@ type monitors struct {
 	all   map[*monitor]struct{}
 	timer clockwork.Timer // armed for due; nil: none
 	due   time.Time
-	armed int // counts the timers armed: a tick that is not the last one armed leaves timer alone
+	armed int           // counts the timers armed: a tick that is not the last one armed leaves timer alone
+	slots chan struct{} // bounds the projects' passes under way at once
 }
+
+// passSlots is how many projects' passes run at once.
+const passSlots = 4
 
 func secs(n int) time.Duration { return time.Duration(n) * time.Second }
 
@@ -122,12 +130,16 @@ func (e *Engine) armMonitors() {
 	e.mon.timer = e.after(e.ctx, max(next.Sub(e.clock.Now()), 0), func() { e.monitorTick(n) })
 }
 
-// monitorTick runs every pass due by now, then arms the timer for the next
-// deadline.
+// monitorTick hands every project's passes due by now to a task of the
+// project's own, then arms the timer for the next deadline. A project
+// whose last pass is still under way gets its next one when that ends (due
+// again at once), not a second one beside it. Once every pass of the
+// wakeup has run, the data folder's space is looked at and AfterPasses
+// called.
 func (e *Engine) monitorTick(n int) {
 	type pass struct {
-		m        *monitor
-		watchdog bool
+		m               *monitor
+		watchdog, stale bool
 	}
 	now := e.clock.Now()
 	var due []pass
@@ -136,47 +148,71 @@ func (e *Engine) monitorTick(n int) {
 		e.mon.timer = nil
 	}
 	for m := range e.mon.all {
-		if !m.watchAt.After(now) {
-			due = append(due, pass{m, true})
-		}
-		if !m.staleAt.After(now) {
-			due = append(due, pass{m, false})
-		}
-	}
-	e.mon.mu.Unlock()
-	for _, d := range due {
-		e.mon.mu.Lock()
-		stopped := d.m.stopped
-		e.mon.mu.Unlock()
-		if stopped {
+		d := pass{m: m, watchdog: !m.watchAt.After(now), stale: !m.staleAt.After(now)}
+		if !d.watchdog && !d.stale || m.running {
 			continue
 		}
+		m.running = true
+		// Next due the project's interval after this wakeup.
 		if d.watchdog {
-			e.watchdog(d.m.p)
-		} else {
-			e.staleCheck(d.m.p)
+			m.watchAt = now.Add(m.watchEvery)
 		}
-		// Next due the project's current interval after this wakeup.
-		s := e.settingsOf(d.m.p.info.ID)
-		e.mon.mu.Lock()
-		if d.watchdog {
-			d.m.watchEvery = secs(s.WatchdogIntervalSec)
-			d.m.watchAt = now.Add(d.m.watchEvery)
-		} else {
-			d.m.staleEvery = secs(s.StaleCheckIntervalSec)
-			d.m.staleAt = now.Add(d.m.staleEvery)
+		if d.stale {
+			m.staleAt = now.Add(m.staleEvery)
 		}
-		e.mon.mu.Unlock()
+		due = append(due, d)
 	}
-	e.mon.mu.Lock()
 	e.armMonitors()
+	if e.mon.slots == nil {
+		e.mon.slots = make(chan struct{}, passSlots)
+	}
 	e.mon.mu.Unlock()
-	if len(due) > 0 {
+	if len(due) == 0 {
+		return
+	}
+	var left sync.WaitGroup
+	left.Add(len(due))
+	for _, d := range due {
+		ok := e.transient(func() {
+			defer left.Done()
+			defer func() {
+				e.mon.mu.Lock()
+				d.m.running = false
+				e.mon.mu.Unlock()
+			}()
+			select {
+			case e.mon.slots <- struct{}{}:
+			case <-e.ctx.Done():
+				return
+			}
+			defer func() { <-e.mon.slots }()
+			e.mon.mu.Lock()
+			stopped := d.m.stopped
+			e.mon.mu.Unlock()
+			if stopped {
+				return
+			}
+			if d.watchdog {
+				e.watchdog(d.m.p)
+			}
+			if d.stale {
+				e.staleCheck(d.m.p)
+			}
+		})
+		if !ok {
+			left.Done()
+		}
+	}
+	e.transient(func() {
+		left.Wait()
+		if e.ctx.Err() != nil {
+			return
+		}
 		e.checkDisk() // one statfs on a wakeup the engine has anyway
-	}
-	if e.cfg.AfterPasses != nil && len(due) > 0 {
-		e.cfg.AfterPasses()
-	}
+		if e.cfg.AfterPasses != nil {
+			e.cfg.AfterPasses()
+		}
+	})
 }
 
 // stopMonitor stops p's passes. It does not wait: a pass under way ends by

@@ -120,6 +120,10 @@ func (e *Engine) pauseAgent(ctx context.Context, a *agent, now bool, note string
 // pauseAgentAs pauses a, for a budget when budget names one (budget.go).
 func (e *Engine) pauseAgentAs(ctx context.Context, a *agent, now bool, note string, withProject bool, budget string) (*store.Record, error) {
 	a.mu.Lock()
+	if !e.awaitStart(ctx, a) {
+		a.mu.Unlock()
+		return nil, ctx.Err()
+	}
 	if withProject && note == "" {
 		_, _, note, _ = a.p.q.Paused()
 	}

@@ -36,7 +36,8 @@ func (e *Engine) StartAgent(ctx context.Context, projectID, agentID string) (*st
 	return e.snapshot(a), nil
 }
 
-// startLocked spawns a run of a with args. a.mu is held.
+// startLocked spawns a run of a with args. a.mu is held; it is let go
+// while processes are started and waited for, and held again on return.
 //
 // The order makes a lost agent impossible: the shim is started first and
 // waits; the record is written (spawning, with the shim's pid and start
@@ -44,12 +45,19 @@ func (e *Engine) StartAgent(ctx context.Context, projectID, agentID string) (*st
 // the write leaves a shim that ends on its own, starting nothing; one that
 // dies after it leaves a record that leads to the shim, whose run file
 // names the agent.
+//
+// No lock is held across process work — resolving the command, the
+// sandbox's checks (its first probe starts a shim), starting the shim, and
+// waiting for its hello (up to proc.HelloTimeout): a look at the agent and
+// the monitor's passes never wait for a start. Meanwhile a.starting keeps a
+// second start out and makes a stop, a pause, an edit or a remove of the
+// agent wait for this start's end (awaitStart).
 func (e *Engine) startLocked(a *agent, args []string, reason string, mut func(r *store.Record)) error {
 	id := a.rec.ID
 	if a.gone() {
 		return errGone(id)
 	}
-	if a.rec.Status.Live() {
+	if a.rec.Status.Live() || a.starting != nil {
 		return errAlreadyRunning(id)
 	}
 	if err := lifecycle.Check(a.rec.Status, lifecycle.Spawning); err != nil {
@@ -60,14 +68,35 @@ func (e *Engine) startLocked(a *agent, args []string, reason string, mut func(r 
 	if err != nil {
 		return e.startFailed(a, err)
 	}
-	spec, err := e.procSpec(a.rec, args, token)
-	if err != nil {
-		return e.startFailed(a, err) // a refused start leaves a pending keep-alive restart as it was
+	done := make(chan struct{})
+	a.starting = done
+	defer func() { // a.mu is held at every return
+		a.starting = nil
+		close(done)
+	}()
+	rec := a.rec.Clone()
+	a.mu.Unlock()
+	spec, specErr := e.procSpec(rec, args, token)
+	var pend *proc.Pending
+	if specErr == nil {
+		pend, err = e.runner.Prepare(spec)
+	}
+	a.mu.Lock()
+	if specErr != nil {
+		return e.startFailed(a, specErr) // a refused start leaves a pending keep-alive restart as it was
 	}
 	e.cancelRestart(a)
-	pend, err := e.runner.Prepare(spec)
 	if err != nil {
 		return e.startFailed(a, err)
+	}
+	if a.gone() || a.rec.Status != rec.Status {
+		// Removed, or moved by another path (a budget's answer) while the
+		// shim started: that path has the last word.
+		pend.Abort()
+		if a.gone() {
+			return errGone(id)
+		}
+		return newErr(ErrTransition, "Process '%s' became %s while it was being started; not started", id, a.rec.Status)
 	}
 	// A failed spawn goes back to where the agent was before; a queued
 	// start, to where it was before it was queued.
@@ -91,7 +120,9 @@ func (e *Engine) startLocked(a *agent, args []string, reason string, mut func(r 
 		return errStartFailed(id, err)
 	}
 	now := e.clock.Now().UTC() // before the agent can have ended
-	p, err := pend.Go()
+	a.mu.Unlock()
+	p, err := pend.Go() // the shim's hello: up to proc.HelloTimeout
+	a.mu.Lock()
 	if err != nil {
 		msg := errStartFailed(id, err)
 		if aerr := e.applySteps(a, step{to: prev, reason: "spawn failed", revert: true, mut: func(r *store.Record) {

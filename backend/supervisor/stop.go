@@ -54,6 +54,10 @@ func (e *Engine) StopAgent(ctx context.Context, projectID, agentID string, grace
 // not the grace plus the time to record every one of them.
 func (e *Engine) stop(ctx context.Context, a *agent, grace *time.Duration, asked time.Time) (*store.Record, error) {
 	a.mu.Lock()
+	if !e.awaitStart(ctx, a) {
+		a.mu.Unlock()
+		return nil, ctx.Err()
+	}
 	if a.rec.Status == lifecycle.Queued {
 		// A queued start: cancelled, back to the status it came from.
 		defer a.mu.Unlock()

@@ -309,7 +309,7 @@ func (e *Engine) syncAgent(a *agent) (out AgentOutcome, exit *shim.ExitStatus) {
 	case !r.Status.Live():
 		out.Outcome = OutcomeUnchanged
 		return out, nil
-	case a.run != nil:
+	case a.run != nil || a.starting != nil:
 		out.Outcome = OutcomeRunning
 		return out, nil
 	}
