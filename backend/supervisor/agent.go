@@ -71,11 +71,14 @@ type agent struct {
 	life context.Context
 	end  context.CancelFunc
 
-	starting     chan struct{}   // a start under way, closed at its end (startLocked)
-	recovering   bool            // one recovery at a time
-	restartTimer clockwork.Timer // a pending keep-alive restart
-	restartGen   int             // tells a cancelled restart's late callback from the current one
-	unsaved      bool            // its record in memory is newer than on disk (a full disk): written again (disk.go)
+	starting   chan struct{} // a start under way, closed at its end (startLocked)
+	recovering bool          // one recovery at a time
+	// refusedSession is the last session id read from its log that was
+	// refused (not one its CLI gives): said once, not again at each look.
+	refusedSession string
+	restartTimer   clockwork.Timer // a pending keep-alive restart
+	restartGen     int             // tells a cancelled restart's late callback from the current one
+	unsaved        bool            // its record in memory is newer than on disk (a full disk): written again (disk.go)
 }
 
 func (e *Engine) newAgent(p *project, rec *store.Record) *agent {

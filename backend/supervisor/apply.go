@@ -115,7 +115,9 @@ func (e *Engine) applyWith(a *agent, anyway bool, steps ...step) error {
 }
 
 // update writes a change of fields that is not a change of status. a.mu is
-// held; a removed agent is not written.
+// held; a removed agent is not written. A write that fails is logged here
+// (as apply logs its own), so a caller with nothing more to do about it
+// may go on.
 func (e *Engine) update(a *agent, mut func(r *store.Record)) error {
 	return e.updateWith(a, false, mut)
 }
@@ -133,11 +135,11 @@ func (e *Engine) updateWith(a *agent, anyway bool, mut func(r *store.Record)) er
 	next := a.rec.Clone()
 	mut(next)
 	if err := e.st.SaveRecord(next); err != nil {
+		e.log.Error().Err(err).Str("project", next.ProjectID).Str("agent", next.ID).Bool("keptInMemory", anyway).Msg("cannot write record")
 		if !anyway {
 			e.diskError(err)
 			return fmt.Errorf("write record of '%s': %w", next.ID, err)
 		}
-		e.log.Error().Err(err).Str("agent", next.ID).Bool("keptInMemory", true).Msg("cannot write record")
 		e.unsaved(a, err)
 	} else {
 		e.saved(a)

@@ -90,7 +90,7 @@ func TestBusyPastBusyThresholdIsStale(t *testing.T) {
 	if r.AutoResumeCount != 1 {
 		t.Fatalf("autoResumeCount %d", r.AutoResumeCount)
 	}
-	if inv := h.invocations(); len(inv) != 2 || inv[1].Resume != "sess-1" {
+	if inv := h.invocations(); len(inv) != 2 || inv[1].Resume != sess(1) {
 		t.Fatalf("invocations %+v", inv)
 	}
 }

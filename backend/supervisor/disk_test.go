@@ -251,13 +251,13 @@ func TestLogRotationSettings(t *testing.T) {
 	// A Claude run whose result line comes after rotations is judged by it
 	// (the scanner reads across files), and its run marker's offset counts
 	// from the log's first byte ever.
-	result := `{"type":"result","subtype":"success","is_error":false,"num_turns":2,"total_cost_usd":0.25,"session_id":"s1"}`
+	result := `{"type":"result","subtype":"success","is_error":false,"num_turns":2,"total_cost_usd":0.25,"session_id":"5e551011-0000-4000-8000-000000000001"}`
 	h.create(AgentSpec{ID: "claude", Command: "/bin/sh", Profile: store.ProfileClaudeJSON, Args: []string{"-c",
-		`echo '{"type":"system","subtype":"init","session_id":"s1"}'; head -c 2500000 /dev/zero | tr '\0' x; echo; echo '` + result + `'`}})
+		`echo '{"type":"system","subtype":"init","session_id":"5e551011-0000-4000-8000-000000000001"}'; head -c 2500000 /dev/zero | tr '\0' x; echo; echo '` + result + `'`}})
 	for run := 1; run <= 2; run++ {
 		h.start("claude")
 		r = h.waitStatus("claude", lifecycle.Completed, 20*time.Second)
-		if r.LastResult == nil || r.LastResult.CostUSD == nil || *r.LastResult.CostUSD != 0.25 || r.SessionID != "s1" {
+		if r.LastResult == nil || r.LastResult.CostUSD == nil || *r.LastResult.CostUSD != 0.25 || r.SessionID != "5e551011-0000-4000-8000-000000000001" {
 			t.Fatalf("run %d: the result line after the rotations was not read: %+v session %q", run, r.LastResult, r.SessionID)
 		}
 	}
@@ -268,7 +268,7 @@ func TestLogRotationSettings(t *testing.T) {
 			offsets = append(offsets, ev.Data["logOffset"].(float64))
 		}
 	}
-	runLen := float64(len(`{"type":"system","subtype":"init","session_id":"s1"}`) + 1 + 2500000 + 1 + len(result) + 1)
+	runLen := float64(len(`{"type":"system","subtype":"init","session_id":"5e551011-0000-4000-8000-000000000001"}`) + 1 + 2500000 + 1 + len(result) + 1)
 	if len(offsets) != 2 || offsets[0] != 0 || offsets[1] != runLen {
 		t.Errorf("run markers at %v, want [0 %v]", offsets, runLen)
 	}

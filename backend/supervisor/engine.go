@@ -138,7 +138,9 @@ type Engine struct {
 // testHooks let tests stop the engine at a chosen point of a path that is
 // otherwise a matter of timing. All nil outside tests.
 type testHooks struct {
-	afterStaleKill func(agentID string) // stale recovery: group killed and recorded, not yet resumed
+	afterStaleKill func(agentID string)   // stale recovery: group killed and recorded, not yet resumed
+	loading        func(projectID string) // a project's load has begun
+	closing        func()                 // Close is about to wait for the engine's tasks
 }
 
 // tasks tracks every goroutine and timer callback of the engine, so that
@@ -357,7 +359,12 @@ func (e *Engine) Close() {
 		}
 	}
 	if e.files != nil {
-		_ = e.files.Close() // no call starts after; one under way is a task
+		if err := e.files.Close(); err != nil { // no call starts after; one under way is a task
+			e.log.Warn().Err(err).Msg("cannot close the file watch")
+		}
+	}
+	if h := e.testHooks.closing; h != nil {
+		h()
 	}
 	e.tasks.close()
 	e.runner.Close() // after the tasks: none starts a shim any more

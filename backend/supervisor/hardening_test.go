@@ -75,7 +75,7 @@ func TestRemoveDuringStaleRecovery(t *testing.T) {
 		removed <- h.e.RemoveAgent(context.Background(), h.project.ID, id, true, false)
 	}
 	h.claude("a", "silent", "success")
-	h.waitSession("a", "sess-1")
+	h.waitSession("a", sess(1))
 	h.goStale()
 	if err := <-removed; err != nil {
 		t.Fatalf("remove during recovery: %v", err)

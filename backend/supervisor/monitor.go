@@ -1,6 +1,7 @@
 package supervisor
 
 import (
+	"errors"
 	"sync"
 	"syscall"
 	"time"
@@ -301,7 +302,9 @@ func (e *Engine) watchdog(p *project) {
 			if procid.Compare(r.PID, r.ProcessStartTime) == procid.Same {
 				e.log.Warn().Str("project", r.ProjectID).Str("agent", r.ID).Int("pid", r.PID).
 					Str("status", string(r.Status)).Msg("watchdog: process alive for a terminal agent; killing its group")
-				_ = procid.SignalGroup(r.PID, syscall.SIGKILL)
+				if err := procid.SignalGroup(r.PID, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+					e.log.Error().Err(err).Str("agent", r.ID).Int("pid", r.PID).Msg("watchdog: cannot kill the group")
+				}
 				e.appendEvent(r.ProjectID, store.Event{Time: e.clock.Now().UTC(), Event: "watchdog:kill", AgentID: r.ID,
 					Data: map[string]any{"pid": r.PID, "status": r.Status}})
 			}

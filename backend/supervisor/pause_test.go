@@ -236,7 +236,7 @@ func TestPauseAgentAndErrors(t *testing.T) {
 func TestPausedExpiry(t *testing.T) {
 	h := newClaudeHarness(t)
 	h.fakeClaude("a", "silent", nil)
-	h.waitSession("a", "sess-1")
+	h.waitSession("a", sess(1))
 	if _, err := h.e.PauseAgent(context.Background(), h.project.ID, "a", true, ""); err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +244,7 @@ func TestPausedExpiry(t *testing.T) {
 	h.clk.Advance(31 * 24 * time.Hour)
 	h.settle()
 	r := h.get("a")
-	if r.Status != lifecycle.Failed || r.ExitReason != lifecycle.ReasonExpired || r.SessionID != "sess-1" {
+	if r.Status != lifecycle.Failed || r.ExitReason != lifecycle.ReasonExpired || r.SessionID != sess(1) {
 		t.Fatalf("after 31 days: %s %s session %q", r.Status, r.ExitReason, r.SessionID)
 	}
 	if _, err := os.Stat(r.LogPath); err != nil {

@@ -65,6 +65,9 @@ func actionArgs(r *store.Record, act string) ([]string, func(*store.Record)) {
 // Run starts a queued or launched agent at once. a.mu is held.
 func (c core) Run(x hook.Agent, act string) error {
 	a := x.(*agent)
+	if (act == actResume || act == actAutoResume) && notResumable(a.rec) != nil {
+		return notResumable(a.rec) // checked when asked; checked again as it runs
+	}
 	args, mut := actionArgs(a.rec, act)
 	return c.e.startLocked(a, args, act, mut)
 }

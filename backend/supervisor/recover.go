@@ -27,9 +27,7 @@ func (e *Engine) analyze(a *agent) loganalysis.Result {
 		e.log.Warn().Err(err).Str("agent", a.rec.ID).Msg("log analysis failed; taking the log as interrupted")
 		res = loganalysis.Result{Verdict: loganalysis.Interrupted}
 	}
-	if res.SessionID != "" && res.SessionID != a.rec.SessionID {
-		_ = e.update(a, func(r *store.Record) { r.SessionID = res.SessionID })
-	}
+	e.sawSession(a, res.SessionID, false)
 	return res
 }
 
@@ -81,8 +79,9 @@ func (e *Engine) recoverDead(a *agent, st *shim.ExitStatus) recovery.Action {
 		if a.rec.StoppedAt != nil {
 			at = *a.rec.StoppedAt
 		}
-		_ = e.update(a, func(r *store.Record) { fig, counted = figures.Count(r, res.Claude, at) })
-		if counted {
+		// Counted where it is recorded: kept in memory when the disk is full,
+		// so the same run is not counted again.
+		if err := e.updateNow(a, func(r *store.Record) { fig, counted = figures.Count(r, res.Claude, at) }); err == nil && counted {
 			e.runCounted(a, fig)
 		}
 	}
@@ -93,7 +92,7 @@ func (e *Engine) recoverDead(a *agent, st *shim.ExitStatus) recovery.Action {
 	e.recoveryEvent(a, "dead", res, act)
 	switch act {
 	case recovery.MarkCompleted:
-		_ = e.apply(a, lifecycle.Completed, "log analysis: completed", nil)
+		e.apply(a, lifecycle.Completed, "log analysis: completed", nil) // a failure is logged
 	case recovery.MarkFailed:
 		if e.apply(a, lifecycle.Failed, "log analysis: error", func(r *store.Record) {
 			r.Error = "The log ends in an error: " + res.Line
@@ -277,7 +276,7 @@ func (e *Engine) recoverStale(a *agent, rn *run, silent time.Duration, sampleCPU
 		a.mu.Unlock()
 		return
 	case recovery.NotifyStaleAlive:
-		_ = e.update(a, func(r *store.Record) { r.Stale, r.AcknowledgedAt = true, nil })
+		e.updateNow(a, func(r *store.Record) { r.Stale, r.AcknowledgedAt = true, nil })
 		e.notify(notify.Notification{Level: notify.Warning, Kind: notify.KindStale, Title: "Agent silent",
 			ProjectID: a.rec.ProjectID, AgentID: id, Native: s.NotifyNative,
 			Message: staleMessage(id, silent, policy)})

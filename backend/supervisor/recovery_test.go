@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,6 +84,9 @@ func (h *claudeHarness) invocations() []invocation {
 
 // waitSession waits until the engine has read the run's session id from
 // the log while it runs.
+// sess is the session id the fake Claude's nth run reports.
+func sess(n int) string { return fmt.Sprintf("00000000-0000-4000-8000-%012d", n) }
+
 func (h *claudeHarness) waitSession(id, want string) {
 	h.t.Helper()
 	waitFor(h.t, "session id "+want, 5*time.Second, func() bool {
@@ -158,7 +162,7 @@ func TestClaudeSuccess(t *testing.T) {
 	h := newClaudeHarness(t)
 	h.claude("a", "success", "")
 	r := h.waitStatus("a", lifecycle.Completed, 5*time.Second)
-	if r.SessionID != "sess-1" || r.ExitReason != lifecycle.ReasonCompleted {
+	if r.SessionID != sess(1) || r.ExitReason != lifecycle.ReasonCompleted {
 		t.Fatalf("session %q reason %s", r.SessionID, r.ExitReason)
 	}
 	if len(h.rec.notes(notify.KindFailed)) != 0 {
@@ -186,7 +190,7 @@ func TestClaudeErrorResult(t *testing.T) {
 func TestClaudeSilentIsKilledAndResumed(t *testing.T) {
 	h := newClaudeHarness(t)
 	first := h.claude("a", "silent", "success")
-	h.waitSession("a", "sess-1")
+	h.waitSession("a", sess(1))
 	h.goStale()
 	r := h.waitStatus("a", lifecycle.Completed, 10*time.Second)
 	if procid.Alive(first.PID) {
@@ -196,10 +200,10 @@ func TestClaudeSilentIsKilledAndResumed(t *testing.T) {
 	if len(inv) != 2 {
 		t.Fatalf("%d invocations, want 2: %+v", len(inv), inv)
 	}
-	if inv[1].Resume != "sess-1" || inv[1].Cwd != h.cwd || inv[1].Args[len(inv[1].Args)-1] != "continue" {
-		t.Fatalf("resumed as %+v, want --resume sess-1 in %s", inv[1], h.cwd)
+	if inv[1].Resume != sess(1) || inv[1].Cwd != h.cwd || inv[1].Args[len(inv[1].Args)-1] != "continue" {
+		t.Fatalf("resumed as %+v, want --resume %s in %s", inv[1], sess(1), h.cwd)
 	}
-	if r.AutoResumeCount != 1 || r.ResumeCount != 1 || r.SessionID != "sess-2" {
+	if r.AutoResumeCount != 1 || r.ResumeCount != 1 || r.SessionID != sess(2) {
 		t.Fatalf("autoResume %d resume %d session %q", r.AutoResumeCount, r.ResumeCount, r.SessionID)
 	}
 	ev := h.events()
@@ -219,7 +223,7 @@ func TestClaudeResumeLimit(t *testing.T) {
 	h := newClaudeHarness(t)
 	h.claude("a", "silent", "silent")
 	for i := 1; i <= 4; i++ {
-		h.waitSession("a", "sess-"+string(rune('0'+i)))
+		h.waitSession("a", sess(i))
 		h.goStale()
 		if i <= 3 {
 			h.waitAgent("a", "resume", func(r *store.Record) bool {
@@ -344,7 +348,7 @@ func TestSilenceClockSurvivesRestart(t *testing.T) {
 func TestOrphanAtLoadResumes(t *testing.T) {
 	h := newClaudeHarness(t)
 	first := h.claude("a", "silent", "success")
-	h.waitSession("a", "sess-1")
+	h.waitSession("a", sess(1))
 	h.e.Close()
 	// While no engine runs, the agent dies without an exit status (its
 	// shim is killed first, so nothing records how it ended).
@@ -364,7 +368,7 @@ func TestOrphanAtLoadResumes(t *testing.T) {
 	if r.AutoResumeCount != 1 {
 		t.Fatalf("autoResumeCount %d", r.AutoResumeCount)
 	}
-	if inv := h.invocations(); len(inv) != 2 || inv[1].Resume != "sess-1" {
+	if inv := h.invocations(); len(inv) != 2 || inv[1].Resume != sess(1) {
 		t.Fatalf("invocations %+v", inv)
 	}
 	// The watchdog, firing after the load-time check, finds nothing more.
@@ -518,7 +522,7 @@ func TestManualResume(t *testing.T) {
 		wantKind(t, err, ErrAlreadyRunning, "")
 	}
 	h.waitStatus("c", lifecycle.Completed, 5*time.Second)
-	if inv := h.invocations(); inv[1].Resume != "sess-1" {
+	if inv := h.invocations(); inv[1].Resume != sess(1) {
 		t.Fatalf("invocations %+v", inv)
 	}
 }
@@ -529,7 +533,7 @@ func TestManualResume(t *testing.T) {
 func TestUnselectedProjectIsWatched(t *testing.T) {
 	h := newClaudeHarness(t)
 	h.claude("a", "silent", "success")
-	h.waitSession("a", "sess-1")
+	h.waitSession("a", sess(1))
 	other, _, err := h.e.AddProject(t.TempDir(), "other")
 	if err != nil {
 		t.Fatal(err)
@@ -542,7 +546,7 @@ func TestUnselectedProjectIsWatched(t *testing.T) {
 	if r.AutoResumeCount != 1 {
 		t.Fatalf("autoResumeCount %d", r.AutoResumeCount)
 	}
-	if inv := h.invocations(); len(inv) != 2 || inv[1].Resume != "sess-1" {
+	if inv := h.invocations(); len(inv) != 2 || inv[1].Resume != sess(1) {
 		t.Fatalf("invocations %+v", inv)
 	}
 }
@@ -551,7 +555,7 @@ func TestUnselectedProjectIsWatched(t *testing.T) {
 func TestOneRecoveryAtATime(t *testing.T) {
 	h := newClaudeHarness(t)
 	h.claude("a", "silent", "silent")
-	h.waitSession("a", "sess-1")
+	h.waitSession("a", sess(1))
 	h.clk.Advance(11 * time.Second) // stale now; the ticker fires too
 	done := make(chan struct{})
 	for range 3 {

@@ -134,6 +134,7 @@ func (e *Engine) startLocked(a *agent, args []string, reason string, mut func(r 
 		return msg
 	}
 	err = e.applySteps(a, step{to: lifecycle.Running, reason: reason, data: map[string]any{"logOffset": logStart, "pid": p.PID}, mut: func(r *store.Record) {
+		r.RunCount = runsBefore(r) + 1
 		r.PID, r.ProcessStartTime = p.PID, p.StartTime
 		r.PreviousStatus = ""
 		r.QueueSeq, r.QueuedAction, r.QueuedFrom = 0, "", ""
@@ -149,7 +150,9 @@ func (e *Engine) startLocked(a *agent, args []string, reason string, mut func(r 
 		// The process runs but its record could not say so: stop it rather
 		// than leave an agent no record knows of. The record still leads to
 		// its shim, so the next engine finds how it ended.
-		_ = p.Signal(syscall.SIGKILL)
+		if serr := p.Signal(syscall.SIGKILL); serr != nil && !errors.Is(serr, syscall.ESRCH) {
+			e.log.Error().Err(serr).Str("agent", id).Int("pid", p.PID).Msg("cannot kill an agent whose start could not be recorded")
+		}
 		e.goTask(func() {
 			if _, err := p.Wait(e.ctx); err == nil {
 				p.Reap(e.ctx)
@@ -163,6 +166,20 @@ func (e *Engine) startLocked(a *agent, args []string, reason string, mut func(r 
 	return nil
 }
 
+// runsBefore is how many runs r had before this one: its count, or for a
+// record from before the count was kept, what the record proves (a first
+// start, its restarts and resumes, the runs that reported figures).
+func runsBefore(r *store.Record) int {
+	if r.RunCount > 0 || r.StartedAt == nil {
+		return r.RunCount
+	}
+	n := 1 + r.RestartCount + r.ResumeCount
+	if r.Totals != nil {
+		n = max(n, r.Totals.Runs)
+	}
+	return n
+}
+
 // startFailed records why an agent could not be started (it keeps its
 // status) and returns ProcessStartFailed. a.mu is held.
 func (e *Engine) startFailed(a *agent, cause error) error {
@@ -170,7 +187,7 @@ func (e *Engine) startFailed(a *agent, cause error) error {
 	if errors.Is(cause, ErrSandboxUnavailable) {
 		msg = cause // its own kind: the machine, not the agent, is at fault
 	}
-	_ = e.update(a, func(r *store.Record) { r.Error, r.AcknowledgedAt = msg.Error(), nil })
+	e.update(a, func(r *store.Record) { r.Error, r.AcknowledgedAt = msg.Error(), nil }) // a failure is logged
 	e.appendEvent(a.rec.ProjectID, store.Event{Time: e.clock.Now().UTC(), Event: "start:failed", AgentID: a.rec.ID,
 		Reason: cause.Error()})
 	return msg

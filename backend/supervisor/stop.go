@@ -2,6 +2,7 @@ package supervisor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"syscall"
@@ -130,7 +131,9 @@ func (e *Engine) beginStop(a *agent, rn *run, reason string, first syscall.Signa
 		if err := lifecycle.Check(a.rec.Status, lifecycle.Stopping); err != nil {
 			return nil, newErr(ErrTransition, "Process '%s': %v", a.rec.ID, err)
 		}
-		_ = rn.p.Signal(first)
+		if err := rn.p.Signal(first); err != nil && !errors.Is(err, syscall.ESRCH) { // gone already: the stop confirms it
+			e.log.Warn().Err(err).Str("agent", a.rec.ID).Int("pid", rn.pid()).Str("signal", first.String()).Msg("cannot signal the agent's group")
+		}
 		rn.firstSent = true
 		if err := e.applyNow(a, step{to: lifecycle.Stopping, reason: reason, mut: func(r *store.Record) { r.Desired = lifecycle.DesiredStopped }}); err != nil {
 			return nil, err
@@ -178,7 +181,7 @@ func (e *Engine) finishPlan(a *agent, rn *run, done chan struct{}, plan stopPlan
 	killed, gone := rn.p.Terminate(e.ctx, signals, func() {
 		a.mu.Lock()
 		if a.run == rn && a.rec.Status == lifecycle.Stopping {
-			_ = e.applyNow(a, step{to: lifecycle.Killing, reason: "grace elapsed"})
+			e.applyNow(a, step{to: lifecycle.Killing, reason: "grace elapsed"}) // a refusal is logged
 		}
 		a.mu.Unlock()
 	})
@@ -192,7 +195,7 @@ func (e *Engine) finishPlan(a *agent, rn *run, done chan struct{}, plan stopPlan
 	}
 	if !gone {
 		rn.stopErr = errStopFailed(a.rec.ID, fmt.Sprintf("process group %d is still alive after SIGKILL", rn.pid()))
-		_ = e.updateNow(a, func(r *store.Record) { r.Error = rn.stopErr.Error() })
+		e.updateNow(a, func(r *store.Record) { r.Error = rn.stopErr.Error() })
 		return
 	}
 	now := e.clock.Now().UTC()

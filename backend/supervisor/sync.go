@@ -47,7 +47,15 @@ func (e *Engine) SelectProject(ctx context.Context, id string) (*SyncSummary, er
 // What the loads found — agents that ended while no engine watched them,
 // re-attached, recovered, started — is kept as one summary for every
 // project (WhileClosed), which a window shows on its first screen.
+//
+// It runs as one of the engine's tasks: Close waits for it (it stops
+// between two projects, and a load under way ends soon when its waits for
+// shims are cancelled), so nothing of a load happens after Close.
 func (e *Engine) LoadAll() {
+	if !e.tasks.enter() {
+		return
+	}
+	defer e.tasks.leave()
 	var sums []SyncSummary
 	for _, info := range e.Projects() {
 		if e.ctx.Err() != nil {
@@ -61,6 +69,9 @@ func (e *Engine) LoadAll() {
 		if sum := p.whileClosed(); sum != nil {
 			sums = append(sums, *sum)
 		}
+	}
+	if e.ctx.Err() != nil {
+		return
 	}
 	w := &WhileClosed{At: e.clock.Now().UTC(), Projects: sums}
 	if w.Projects == nil {
@@ -139,6 +150,9 @@ func (e *Engine) ensureLoaded(p *project) (*SyncSummary, error) {
 // learns that two agents exited while the app was closed even though the
 // engine noticed it earlier.
 func (e *Engine) load(p *project) (*SyncSummary, error) {
+	if h := e.testHooks.loading; h != nil {
+		h(p.info.ID)
+	}
 	recs, bad, err := e.st.LoadRecords(p.info.ID, e.clock.Now())
 	if err != nil {
 		return nil, err
@@ -329,14 +343,14 @@ func (e *Engine) syncAgent(a *agent) (out AgentOutcome, exit *shim.ExitStatus) {
 			if back == "" {
 				back = lifecycle.NotStarted
 			}
-			_ = e.applySteps(a, step{to: back, reason: "sync: spawn never happened", revert: true, mut: func(n *store.Record) {
+			e.applyNow(a, step{to: back, reason: "sync: spawn never happened", revert: true, mut: func(n *store.Record) {
 				n.Error = out.Detail
 				n.ShimPID, n.ShimStartTime, n.PreviousStatus = 0, 0, ""
 			}})
 			return out, nil
 		}
 		st, _ := procid.StartTime(ri.PID)
-		_ = e.update(a, func(n *store.Record) {
+		e.updateNow(a, func(n *store.Record) { // what happened, kept in memory when the disk is full
 			n.PID, n.ShimPID, n.ProcessStartTime, n.BootID = ri.PID, ri.ShimPID, st, e.bootID
 			t := ri.StartedAt.UTC()
 			n.StartedAt = &t
@@ -426,7 +440,7 @@ func (e *Engine) endWhileAway(a *agent, to lifecycle.Status, reason lifecycle.Ex
 			r.PID, r.ProcessStartTime, r.ShimPID, r.ShimStartTime = 0, 0, 0, 0
 		}
 	}})
-	_ = e.applySteps(a, steps...)
+	e.applyNow(a, steps...) // what happened while away, kept in memory when the disk is full; a refusal is logged
 }
 
 // reattach adopts a live process this engine did not start: it is watched

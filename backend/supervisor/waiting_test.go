@@ -122,7 +122,7 @@ func TestHookBadInput(t *testing.T) {
 		t.Error("a hook for an unknown agent was taken")
 	}
 	// -p: a Stop is the end of the run, not a wait for input.
-	if err := h.e.Hook(ref, []byte(`{"hook_event_name":"Stop","session_id":"sess-1"}`)); err != nil {
+	if err := h.e.Hook(ref, []byte(`{"hook_event_name":"Stop","session_id":"s"}`)); err != nil {
 		t.Fatal(err)
 	}
 	if r := h.get("a"); r.Activity != nil && r.Activity.State == store.ActivityWaiting {

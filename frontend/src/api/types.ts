@@ -85,6 +85,8 @@ export const agentSchema = z.object({
   nextRestartAt: z.string().nullish(),
   autoResumeCount: z.number(),
   resumeCount: z.number(),
+  /** Runs the engine started (newer engines); absent: count from the record and the events. */
+  runCount: z.number().nullish(),
   pausedAt: z.string().nullish(),
   pauseNote: z.string().nullish(),
   pausedWithProject: z.boolean().nullish(),
