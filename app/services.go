@@ -3,10 +3,8 @@ package app
 import (
 	"context"
 	"errors"
-	"os/exec"
-	"path/filepath"
+	"shepherd/backend/api"
 	"shepherd/backend/sandbox"
-	"strings"
 	"time"
 
 	"github.com/wailsapp/wails/v2/pkg/runtime"
@@ -21,8 +19,8 @@ import (
 // ProjectService is the project switcher's door to the engine.
 type ProjectService struct{ a *App }
 
-// ProjectInfo is a known project with the counts the switcher shows. Counts
-// are known only for projects the engine has loaded (selected once).
+// ProjectInfo is a known project with the counts the switcher shows (the
+// engine's: known only for projects it has loaded).
 type ProjectInfo struct {
 	store.Project
 	Loaded    bool `json:"loaded"`
@@ -59,36 +57,19 @@ func (s *ProjectService) WhileClosed() (*supervisor.WhileClosed, error) {
 	return e.WhileClosed(), nil
 }
 
-// List returns the known projects, oldest first, each with its counts: the
-// agents in Needs you are those the engine gives a reason (Record.Attention:
-// acknowledged ones are not, waiting and crash-looping ones are).
+// List returns the known projects, oldest first, each with the engine's
+// counts of its agents.
 func (s *ProjectService) List() ([]ProjectInfo, error) {
 	e, err := s.a.engine()
 	if err != nil {
 		return nil, err
 	}
-	byProject := map[string][]*store.Record{}
-	for _, r := range e.AllAgents() {
-		byProject[r.ProjectID] = append(byProject[r.ProjectID], r)
-	}
 	out := []ProjectInfo{}
 	for _, v := range e.ProjectViews() {
-		info := ProjectInfo{Project: v.Project, Paused: v.Paused, PausedAt: v.PausedAt, PauseNote: v.PauseNote,
+		out = append(out, ProjectInfo{Project: v.Project, Paused: v.Paused, PausedAt: v.PausedAt, PauseNote: v.PauseNote,
 			PauseProblem: v.PauseProblem, Live: v.Live, Queued: v.Queued, MaxRunning: v.MaxRunning, FolderMissing: v.FolderMissing,
-			Totals: v.Totals, CostToday: v.CostToday, DailyBudgetUsd: v.DailyBudgetUsd, BudgetHeld: v.BudgetHeld}
-		p := v.Project
-		recs, ok := byProject[p.ID]
-		info.Loaded = ok || v.Loaded || s.a.selectedProject() == p.ID
-		for _, r := range recs {
-			info.Agents++
-			if r.Status.Live() {
-				info.Running++
-			}
-			if r.Attention != "" {
-				info.Attention++
-			}
-		}
-		out = append(out, info)
+			Totals: v.Totals, CostToday: v.CostToday, DailyBudgetUsd: v.DailyBudgetUsd, BudgetHeld: v.BudgetHeld,
+			Loaded: v.Loaded || s.a.selectedProject() == v.ID, Agents: v.Agents, Running: v.Running, Attention: v.Attention})
 	}
 	return out, nil
 }
@@ -376,15 +357,19 @@ func (s *AgentService) Events(projectID, agentID string, limit int) ([]store.Eve
 	return e.Events(projectID, agentID, limit)
 }
 
-// LookPath tells where command would be found, as exec.LookPath does with
-// the app's PATH (the engine's); a command with a slash is taken relative to
-// cwd. The form uses it to warn about a missing command, not to refuse it:
-// the PATH may be set later.
+// LookPath tells where the engine would find command (its PATH; a command
+// with a slash relative to cwd). The form uses it to warn about a missing
+// command, not to refuse it: the PATH may be set later.
 func (s *AgentService) LookPath(command, cwd string) (string, error) {
-	if strings.Contains(command, "/") && !filepath.IsAbs(command) && cwd != "" {
-		command = filepath.Join(cwd, command)
+	e, err := s.a.engine()
+	if err != nil {
+		return "", err
 	}
-	return exec.LookPath(command)
+	c, ok := e.(api.Commands)
+	if !ok {
+		return "", errors.New("this engine does not look commands up")
+	}
+	return c.LookPath(command, cwd)
 }
 
 // ---------------------------------------------------------------- settings

@@ -296,15 +296,16 @@ func TestStopAgentsOnQuit(t *testing.T) {
 	}
 }
 
-// LookPath finds a command on PATH, a relative path from the given folder,
-// and reports a missing one as an error.
+// LookPath asks the engine: a command on its PATH, a relative path from the
+// given folder, and a missing one as an error.
 func TestLookPath(t *testing.T) {
 	dir := t.TempDir()
 	exe := filepath.Join(dir, "tool")
 	if err := os.WriteFile(exe, []byte("#!/bin/sh\n"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	s := &AgentService{}
+	a, _ := startApp(t)
+	s := a.Agents
 	if p, err := s.LookPath("sh", ""); err != nil || p == "" {
 		t.Fatalf("LookPath(sh) = %q, %v", p, err)
 	}

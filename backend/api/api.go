@@ -162,6 +162,7 @@ func New(eng Engine, token string, opts Options) http.Handler {
 	h.handle("POST "+claudehooks.Path, h.claudeHook)
 	h.wt, _ = eng.(Worktrees)
 	h.worktreeRoutes()
+	h.commandRoutes()
 	h.handle("GET /v1/engine", h.engineStatus)
 	h.handle("GET /v1/whoami", h.whoami)
 	h.handle("GET /v1/engine/processes", h.allProcesses)

@@ -32,6 +32,13 @@ type ProjectView struct {
 	// running agents were paused and its starts wait (budget.go).
 	DailyBudgetUsd float64 `json:"dailyBudgetUsd,omitempty"`
 	BudgetHeld     bool    `json:"budgetHeld,omitempty"`
+	// The counts the project switcher shows, of a loaded project (0 for
+	// one not loaded yet): its agents, those live, and those in Needs you
+	// (Record.Attention: acknowledged ones are not, waiting and
+	// crash-looping ones are).
+	Agents    int `json:"agents"`
+	Running   int `json:"running"`
+	Attention int `json:"attention"`
 }
 
 func (e *Engine) view(p *project) ProjectView {
@@ -53,11 +60,24 @@ func (e *Engine) view(p *project) ProjectView {
 	return v
 }
 
-// withTotals adds the sum of its agents' figures to a project's view: the
+// withTotals adds the sum of its agents' figures to a project's view — the
 // user's own agents' in Totals, the claims of agents created by agents in
-// ClaimedTotals.
+// ClaimedTotals — and, for a loaded project, its counts of agents.
 func (e *Engine) withTotals(p *project, v ProjectView) ProjectView {
 	v.Totals, v.ClaimedTotals = figures.Totals(e.figureRecords(p))
+	if v.Loaded {
+		for _, a := range p.list() {
+			a.mu.Lock()
+			v.Agents++
+			if a.rec.Status.Live() {
+				v.Running++
+			}
+			if e.snapshot(a).Attention != "" {
+				v.Attention++
+			}
+			a.mu.Unlock()
+		}
+	}
 	return v
 }
 
