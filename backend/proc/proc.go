@@ -256,7 +256,10 @@ func (p *Pending) killStarted() {
 func (p *Pending) Go() (*Process, error) {
 	_, werr := p.goAhead.Write([]byte{1})
 	p.goAhead.Close()
-	rd := bufio.NewReader(p.status)
+	// The status pipe carries two short lines (the hello, the exit): a
+	// small buffer (a line longer than it is still read whole), not 4 KiB
+	// kept per running agent.
+	rd := bufio.NewReaderSize(p.status, statusBuffer)
 	h, err := readHello(p.status, rd)
 	if err == nil && werr != nil {
 		err = fmt.Errorf("shim did not take the go-ahead: %w", werr)
@@ -279,6 +282,9 @@ func (p *Pending) Go() (*Process, error) {
 	pr.StartTime, _ = procid.StartTime(h.PID)
 	return pr, nil
 }
+
+// statusBuffer sizes the reader of a shim's status pipe.
+const statusBuffer = 256
 
 // readHello reads the shim's first line, within HelloTimeout.
 func readHello(f *os.File, r *bufio.Reader) (shim.Hello, error) {

@@ -146,7 +146,7 @@ type run struct {
 	check   *procid.Tracked // the watchdog's look at the process (its /proc entry kept open between passes)
 	busy    busyState       // what a silent agent is doing (busy.go), under a.mu
 	samples *stats.Ring     // CPU and memory while someone looks (package stats; made at its first sample, under a.mu)
-	shown   string          // the activity last pushed, under a.mu
+	shown   shown           // the activity last pushed, under a.mu
 	// wait is what the agent waits for (a permission, input, a rate
 	// limit), from its hooks or its log (package needsyou), under a.mu.
 	wait needsyou.Wait

@@ -18,9 +18,10 @@ import (
 // each is next due. One engine-wide timer (monitors) is armed for the
 // earliest of every project's deadlines, so an idle engine wakes once for
 // all the passes due together, not once per project and kind. Each
-// project's passes due at a wakeup run as a task of their own, a few
-// projects at once (passSlots), so a project whose pass waits — on an
-// agent an operation holds — delays no other project's. A pass only looks:
+// project's passes due at a wakeup run as a task of their own, one after
+// the other; one that waits — on an agent an operation holds — is left to
+// end on its own after passPatience, so it delays no other project's
+// passes (monitorTick). A pass only looks:
 // what it finds is handed to recovery tasks, so a slow recovery never
 // delays a check.
 type monitor struct {
@@ -41,12 +42,13 @@ type monitors struct {
 	all   map[*monitor]struct{}
 	timer clockwork.Timer // armed for due; nil: none
 	due   time.Time
-	armed int           // counts the timers armed: a tick that is not the last one armed leaves timer alone
-	slots chan struct{} // bounds the projects' passes under way at once
+	armed int // counts the timers armed: a tick that is not the last one armed leaves timer alone
 }
 
-// passSlots is how many projects' passes run at once.
-const passSlots = 4
+// passPatience is how long (real time) a wakeup waits for one project's
+// passes before it goes on with the next project's: far more than a pass
+// over a project's agents takes (a few milliseconds for a hundred).
+const passPatience = 250 * time.Millisecond
 
 func secs(n int) time.Duration { return time.Duration(n) * time.Second }
 
@@ -131,12 +133,15 @@ func (e *Engine) armMonitors() {
 	e.mon.timer = e.after(e.ctx, max(next.Sub(e.clock.Now()), 0), func() { e.monitorTick(n) })
 }
 
-// monitorTick hands every project's passes due by now to a task of the
-// project's own, then arms the timer for the next deadline. A project
-// whose last pass is still under way gets its next one when that ends (due
-// again at once), not a second one beside it. Once every pass of the
-// wakeup has run, the data folder's space is looked at and AfterPasses
-// called.
+// monitorTick runs every project's passes due by now, one project after
+// the other, each as a task of its own: a project's pass that has not ended
+// after passPatience (it waits on an agent an operation holds) is left to
+// end on its own and the next project's passes go on — a waiting project
+// delays no other, and otherwise one pass runs at a time, on one thread. A
+// project whose last pass is still under way gets its next one when that
+// ends (due again at once), not a second one beside it. Then the timer is
+// armed for the next deadline, the data folder's space looked at and
+// AfterPasses called.
 func (e *Engine) monitorTick(n int) {
 	type pass struct {
 		m               *monitor
@@ -164,29 +169,19 @@ func (e *Engine) monitorTick(n int) {
 		due = append(due, d)
 	}
 	e.armMonitors()
-	if e.mon.slots == nil {
-		e.mon.slots = make(chan struct{}, passSlots)
-	}
 	e.mon.mu.Unlock()
 	if len(due) == 0 {
 		return
 	}
-	var left sync.WaitGroup
-	left.Add(len(due))
 	for _, d := range due {
+		done := make(chan struct{})
 		ok := e.transient(func() {
-			defer left.Done()
+			defer close(done)
 			defer func() {
 				e.mon.mu.Lock()
 				d.m.running = false
 				e.mon.mu.Unlock()
 			}()
-			select {
-			case e.mon.slots <- struct{}{}:
-			case <-e.ctx.Done():
-				return
-			}
-			defer func() { <-e.mon.slots }()
 			e.mon.mu.Lock()
 			stopped := d.m.stopped
 			e.mon.mu.Unlock()
@@ -201,19 +196,23 @@ func (e *Engine) monitorTick(n int) {
 			}
 		})
 		if !ok {
-			left.Done()
+			return // closing
 		}
+		t := time.NewTimer(passPatience)
+		select {
+		case <-done:
+		case <-t.C: // it waits: left to end on its own
+		case <-e.ctx.Done():
+		}
+		t.Stop()
 	}
-	e.transient(func() {
-		left.Wait()
-		if e.ctx.Err() != nil {
-			return
-		}
-		e.checkDisk() // one statfs on a wakeup the engine has anyway
-		if e.cfg.AfterPasses != nil {
-			e.cfg.AfterPasses()
-		}
-	})
+	if e.ctx.Err() != nil {
+		return
+	}
+	e.checkDisk() // one statfs on a wakeup the engine has anyway
+	if e.cfg.AfterPasses != nil {
+		e.cfg.AfterPasses()
+	}
 }
 
 // stopMonitor stops p's passes. It does not wait: a pass under way ends by
@@ -382,7 +381,7 @@ func (e *Engine) staleCheck(p *project) {
 				e.recover(a, func() { e.recoverStale(a, rn, silent, sample) })
 			}
 		}
-		e.showActivity(a, rn)
+		e.showActivityWith(a, rn, s)
 		a.mu.Unlock()
 	}
 }
