@@ -34,8 +34,9 @@ type App struct {
 
 	// quitFn ends the app and hideFn hides the window (runtime.Quit and
 	// runtime.WindowHide); tests replace them.
-	quitFn func(ctx context.Context)
-	hideFn func(ctx context.Context)
+	quitFn  func(ctx context.Context)
+	hideFn  func(ctx context.Context)
+	focusFn func(ctx context.Context) // brings the window to the front (tests replace it)
 
 	// quitting is set once the user (or a signal, or the engine) asked the
 	// app to quit: from then on a close is let through instead of hiding the
@@ -66,7 +67,7 @@ type App struct {
 func New(version string) *App {
 	a := &App{version: version, emitFn: func(ctx context.Context, event string, data any) {
 		runtime.EventsEmit(ctx, event, data)
-	}, quitFn: runtime.Quit, hideFn: runtime.WindowHide, exitFn: os.Exit}
+	}, quitFn: runtime.Quit, hideFn: runtime.WindowHide, focusFn: focusWindow, exitFn: os.Exit}
 	a.Projects = &ProjectService{a}
 	a.Agents = &AgentService{a}
 	a.Logs = &LogService{a}
@@ -155,8 +156,12 @@ func (a *App) Version() string { return a.version }
 func Focus(a *App) {
 	ctx := a.wailsContext()
 	if ctx == nil {
-		return
+		return // no window yet: the Wails runtime cannot be called
 	}
+	a.focusFn(ctx)
+}
+
+func focusWindow(ctx context.Context) {
 	runtime.WindowUnminimise(ctx)
 	runtime.WindowShow(ctx)
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"shepherd/backend/supervisor"
+	"shepherd/internal/testutil"
 )
 
 func isolate(t *testing.T) string {
@@ -72,7 +73,7 @@ func TestStartupEmbedsOrAttaches(t *testing.T) {
 	if _, err := b.Agents.Start(p.ID, "x"); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the attached window got the engine's events", func() bool { return brec.count("agent:state") >= 2 })
+	testutil.Eventually(t, "the attached window got the engine's events", func() bool { return brec.count("agent:state") >= 2 })
 	if _, err := a.Agents.Get(p.ID, "x"); err != nil {
 		t.Fatalf("the first window does not see the agent: %v", err)
 	}
@@ -89,7 +90,7 @@ func TestStartupEmbedsOrAttaches(t *testing.T) {
 	if _, err := os.Stat(engineFile); !os.IsNotExist(err) {
 		t.Fatalf("engine.json left after shutdown: %v", err)
 	}
-	eventually(t, "the attached window noticed", func() bool { s, _ := b.Engine(); return s.State == EngineLost })
+	testutil.Eventually(t, "the attached window noticed", func() bool { s, _ := b.Engine(); return s.State == EngineLost })
 	if _, err := b.Projects.List(); err == nil {
 		t.Fatal("a lost engine still answers")
 	}
@@ -105,8 +106,23 @@ func TestStartupEmbedsOrAttaches(t *testing.T) {
 	}
 }
 
+// A second launch focuses the window: not before there is one (the Wails
+// runtime cannot be called without its context), and at once after.
 func TestFocusBeforeStartupIsSafe(t *testing.T) {
-	Focus(New("test"))
+	a := New("test")
+	focused := 0
+	a.focusFn = func(context.Context) { focused++ }
+	Focus(a)
+	if focused != 0 {
+		t.Fatal("focused a window that is not there yet")
+	}
+	a.mu.Lock()
+	a.ctx = context.Background()
+	a.mu.Unlock()
+	Focus(a)
+	if focused != 1 {
+		t.Fatalf("focused %d times once the window is up, want 1", focused)
+	}
 }
 
 // The Claude preset's checkbox gives the agent Shepherd's MCP server: a

@@ -15,9 +15,9 @@ import (
 
 	"shepherd/backend/logfollow"
 	"shepherd/backend/notify"
-	"shepherd/backend/procid"
 	"shepherd/backend/shim"
 	"shepherd/backend/supervisor"
+	"shepherd/internal/testutil"
 )
 
 // shim builds the agent shim once, unless SHEPHERD_SHIM names one.
@@ -107,17 +107,6 @@ func startApp(t *testing.T) (*App, *emitted) {
 	return a, rec
 }
 
-func eventually(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // The bound services drive the embedded engine: add a project, create and
 // start an agent, follow its log as pushed batches, stop it, remove it.
 func TestServicesDriveTheEngine(t *testing.T) {
@@ -150,7 +139,7 @@ func TestServicesDriveTheEngine(t *testing.T) {
 	if err != nil || r.Status != "running" {
 		t.Fatalf("Start = %+v, %v", r, err)
 	}
-	eventually(t, "both log lines pushed", func() bool {
+	testutil.Eventually(t, "both log lines pushed", func() bool {
 		l := rec.logLines()
 		return len(l) == 2 && l[0] == "first" && l[1] == "second"
 	})
@@ -243,7 +232,7 @@ func TestNotificationsReachTheDesktop(t *testing.T) {
 		t.Fatal(err)
 	}
 	fail("b")
-	eventually(t, "toast of b", func() bool { return rec.count(supervisor.EventNotify) == 2 })
+	testutil.Eventually(t, "toast of b", func() bool { return rec.count(supervisor.EventNotify) == 2 })
 	select {
 	case n := <-got:
 		t.Fatalf("shown on the desktop although the settings say no: %+v", n)
@@ -282,10 +271,7 @@ func TestStopAgentsOnQuit(t *testing.T) {
 				_ = syscall.Kill(-pid, syscall.SIGKILL)
 				// The shim writes exit.json after the kill: let it finish
 				// before the folders are removed.
-				deadline := time.Now().Add(3 * time.Second)
-				for procid.Alive(shim) && time.Now().Before(deadline) {
-					time.Sleep(5 * time.Millisecond)
-				}
+				testutil.WaitGone(shim)
 			})
 			OnShutdown(a)(context.Background())
 			alive := syscall.Kill(pid, 0) == nil
@@ -336,7 +322,7 @@ func TestProjectListCarriesCost(t *testing.T) {
 	if _, err := a.Agents.Start(p.ID, "paid"); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the run's cost in the project list", func() bool {
+	testutil.Eventually(t, "the run's cost in the project list", func() bool {
 		list, err := a.Projects.List()
 		return err == nil && len(list) == 1 && list[0].Totals != nil && list[0].Totals.CostUSD != nil &&
 			*list[0].Totals.CostUSD == 0.25 && list[0].CostToday == 0.25
@@ -367,7 +353,7 @@ func TestProjectListCountsAttention(t *testing.T) {
 		}
 		return list[0].Attention
 	}
-	eventually(t, "the failure counted", func() bool { return count() == 1 })
+	testutil.Eventually(t, "the failure counted", func() bool { return count() == 1 })
 	if _, err := a.Agents.Ack(p.ID, "bad"); err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@ import (
 	"shepherd/backend/paths"
 	"shepherd/backend/procid"
 	"shepherd/backend/store"
+	"shepherd/internal/testutil"
 )
 
 // The sandbox attacked from inside (SPEC, threat model): for each guarantee
@@ -387,7 +388,7 @@ func runAttacks(t *testing.T) {
 			id := "esc" + strconv.Itoa(i)
 			a.spawn(id, []string{"@write:" + a.granted}, "escape:"+mark, "killshim:"+pidFile, "initsig:", "wait:")
 			r := waitStatus(t, a.proj, id, "running")
-			waitFor(t, "the attacker ready", func() bool { b, _ := os.ReadFile(r.LogPath); return strings.Contains(string(b), "READY") })
+			testutil.Eventually(t, "the attacker ready", func() bool { b, _ := os.ReadFile(r.LogPath); return strings.Contains(string(b), "READY") })
 			if len(marked(mark)) == 0 {
 				t.Fatal("the escaped process is not there to begin with")
 			}
@@ -395,7 +396,7 @@ func runAttacks(t *testing.T) {
 				t.Fatalf("the shim died before the attack")
 			}
 			os.WriteFile(pidFile, []byte(strconv.Itoa(r.ShimPID)), 0o644)
-			waitFor(t, "the shim-kill attempts", func() bool { b, _ := os.ReadFile(r.LogPath); return strings.Contains(string(b), " initsig:") })
+			testutil.Eventually(t, "the shim-kill attempts", func() bool { b, _ := os.ReadFile(r.LogPath); return strings.Contains(string(b), " initsig:") })
 			b, _ := os.ReadFile(r.LogPath)
 			refused(t, string(b), "killshim:"+pidFile)
 			if !procid.Alive(r.ShimPID) {
@@ -405,7 +406,7 @@ func runAttacks(t *testing.T) {
 				ok(t, "stop", "arena", id, "--grace", "2")
 			} else {
 				syscall.Kill(r.ShimPID, syscall.SIGKILL)
-				waitFor(t, "the box to go with its shim", func() bool { return !procid.Alive(r.PID) })
+				testutil.Eventually(t, "the box to go with its shim", func() bool { return !procid.Alive(r.PID) })
 			}
 			if left := marked(mark); len(left) > 0 {
 				t.Errorf("%s: processes outlived it: %v", how, left)

@@ -15,6 +15,7 @@ import (
 	"shepherd/backend/api"
 	"shepherd/backend/engine"
 	"shepherd/backend/instance"
+	"shepherd/internal/testutil"
 )
 
 // The window starts the engine detached: in a session of its own (so that
@@ -80,12 +81,12 @@ func TestStartEngineDetached(t *testing.T) {
 		}
 		return false
 	}
-	waitFor(t, "the event stream", func() bool { return seen("hello") })
+	testutil.Eventually(t, "the event stream", func() bool { return seen("hello") })
 	if out := ok(t, "quit"); !strings.Contains(out, "has quit") {
 		t.Fatalf("quit: %q", out)
 	}
-	waitFor(t, "engine:quit to reach the client", func() bool { return seen(EventEngineQuit) })
-	waitFor(t, "the engine to end", func() bool { return unix.Kill(info.PID, 0) == unix.ESRCH })
+	testutil.Eventually(t, "engine:quit to reach the client", func() bool { return seen(EventEngineQuit) })
+	testutil.Eventually(t, "the engine to end", func() bool { return unix.Kill(info.PID, 0) == unix.ESRCH })
 }
 
 // The headless engine is built without cgo: neither Wails nor anything

@@ -11,6 +11,7 @@ import (
 	"shepherd/backend/notify"
 	"shepherd/backend/procid"
 	"shepherd/backend/store"
+	"shepherd/internal/testutil"
 )
 
 // budgeted creates and starts a fake Claude agent with per-run limits.
@@ -195,7 +196,7 @@ func TestDailyBudgetPausesAllUntilTomorrow(t *testing.T) {
 	h := newClaudeHarness(t)
 	setDaily(t, h, 1)
 	h.fakeClaude("tool", "tool", map[string]string{"FAKE_CLAUDE_TOOL_SECONDS": "2", "FAKE_CLAUDE_AFTER_TOOL": "hang"})
-	waitFor(t, "the tool call in flight", 5*time.Second, func() bool {
+	testutil.Eventually(t, "the tool call in flight", func() bool {
 		h.e.PollLogsNow()
 		return strings.Contains(h.log("tool"), "task_started")
 	})
@@ -246,7 +247,7 @@ func TestDailyBudgetRaiseAndOnce(t *testing.T) {
 	setDaily(t, h, 1)
 	h.fakeClaude("q1", "silent", nil)
 	h.fakeClaude("q2", "silent", nil)
-	waitFor(t, "sessions", 5*time.Second, func() bool {
+	testutil.Eventually(t, "sessions", func() bool {
 		h.e.PollLogsNow()
 		return h.get("q1").SessionID != "" && h.get("q2").SessionID != ""
 	})
@@ -302,7 +303,7 @@ func TestDailyBudgetAcrossRestart(t *testing.T) {
 	h := newClaudeHarness(t)
 	setDaily(t, h, 1)
 	h.fakeClaude("q1", "silent", nil)
-	waitFor(t, "a session", 5*time.Second, func() bool { h.e.PollLogsNow(); return h.get("q1").SessionID != "" })
+	testutil.Eventually(t, "a session", func() bool { h.e.PollLogsNow(); return h.get("q1").SessionID != "" })
 	h.budgeted("spender", "success", 0, 0, map[string]string{"FAKE_CLAUDE_COST": "1"})
 	h.waitStatusPolling("q1", lifecycle.Paused)
 	h.settle()
@@ -348,7 +349,7 @@ func TestBudgetReachedWhileAway(t *testing.T) {
 	h.budgeted("away", "tool", 1, 0, map[string]string{"FAKE_CLAUDE_COST": "2", "FAKE_CLAUDE_TOOL_SECONDS": "1"})
 	pid := h.get("away").PID
 	h.e.Close()
-	waitFor(t, "the run to end on its budget", 20*time.Second, func() bool {
+	testutil.Eventually(t, "the run to end on its budget", func() bool {
 		return !procid.Alive(pid) && strings.Contains(h.log("away"), "error_max_budget_usd")
 	})
 	h.e = h.engine(func(c *Config) { c.Clock = h.clk })

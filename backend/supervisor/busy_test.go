@@ -5,11 +5,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"shepherd/backend/lifecycle"
 	"shepherd/backend/notify"
 	"shepherd/backend/store"
+	"shepherd/internal/testutil"
 )
 
 // claudeTool starts the fake Claude in "tool" mode: a Bash tool call that
@@ -23,7 +23,7 @@ func (h *claudeHarness) claudeTool(id string, secs int) {
 			"FAKE_CLAUDE_RECORD": h.record, "FAKE_CLAUDE_TOOL_SECONDS": strconv.Itoa(secs)},
 		GraceSec: 1})
 	h.start(id)
-	waitFor(h.t, "the tool call in flight", 5*time.Second, func() bool {
+	testutil.Eventually(h.t, "the tool call in flight", func() bool {
 		h.e.PollLogsNow()
 		_, a, _ := h.e.agent(h.project.ID, id)
 		a.mu.Lock()
@@ -62,7 +62,7 @@ func TestBusyToolIsNotStale(t *testing.T) {
 	if r.Activity.ToolSince == nil {
 		t.Fatal("no tool start time")
 	}
-	r = h.waitStatus("a", lifecycle.Completed, 10*time.Second)
+	r = h.waitStatus("a", lifecycle.Completed)
 	if r.AutoResumeCount != 0 || len(h.invocations()) != 1 {
 		t.Fatalf("a busy agent was resumed: %d resumes, %d runs", r.AutoResumeCount, len(h.invocations()))
 	}
@@ -86,7 +86,7 @@ func TestBusyPastBusyThresholdIsStale(t *testing.T) {
 		t.Fatalf("at 11 s: %+v", r.Activity)
 	}
 	h.goStale() // 22 s: past the busy threshold
-	r := h.waitStatus("a", lifecycle.Completed, 10*time.Second)
+	r := h.waitStatus("a", lifecycle.Completed)
 	if r.AutoResumeCount != 1 {
 		t.Fatalf("autoResumeCount %d", r.AutoResumeCount)
 	}
@@ -102,7 +102,7 @@ func TestCPUBurnerIsBusy(t *testing.T) {
 	h.create(AgentSpec{ID: "cpu", Command: "/bin/sh", Args: []string{"-c", "while :; do :; done"}, StaleCheck: store.Ptr(true)})
 	h.start("cpu")
 	h.goStale()
-	waitFor(t, "busy by its CPU", 5*time.Second, func() bool {
+	testutil.Eventually(t, "busy by its CPU", func() bool {
 		r := h.get("cpu")
 		return r.Activity != nil && r.Activity.State == store.ActivityBusy && r.Activity.Tool == "cpu"
 	})

@@ -47,13 +47,13 @@ func TestRunCount(t *testing.T) {
 	h := newHarness(t)
 	h.create(AgentSpec{ID: "a", Command: "/bin/sh", Args: []string{"-c", "echo run"}, ResumeArgs: []string{"-c", "echo resumed"}})
 	h.start("a")
-	h.waitStatus("a", lifecycle.Completed, testutil.Patience)
+	h.waitStatus("a", lifecycle.Completed)
 	h.start("a")
-	h.waitStatus("a", lifecycle.Completed, testutil.Patience)
+	h.waitStatus("a", lifecycle.Completed)
 	if _, err := h.e.ResumeAgent(context.Background(), h.project.ID, "a"); err != nil {
 		t.Fatal(err)
 	}
-	h.waitStatus("a", lifecycle.Completed, testutil.Patience)
+	h.waitStatus("a", lifecycle.Completed)
 	if n := h.get("a").RunCount; n != 3 {
 		t.Fatalf("run count %d after two starts and a resume, want 3", n)
 	}
@@ -74,7 +74,7 @@ func TestRunCount(t *testing.T) {
 	}
 	h.e = h.engine()
 	h.start("a")
-	h.waitStatus("a", lifecycle.Completed, testutil.Patience)
+	h.waitStatus("a", lifecycle.Completed)
 	if n := h.get("a").RunCount; n != 5 {
 		t.Fatalf("run count %d, want 5: the 4 the old record shows, and this one", n)
 	}

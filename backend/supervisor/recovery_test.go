@@ -19,6 +19,7 @@ import (
 	"shepherd/backend/notify"
 	"shepherd/backend/procid"
 	"shepherd/backend/store"
+	"shepherd/internal/testutil"
 )
 
 // claudeHarness is an engine on a fake clock with the project selected (so
@@ -89,13 +90,13 @@ func sess(n int) string { return fmt.Sprintf("00000000-0000-4000-8000-%012d", n)
 
 func (h *claudeHarness) waitSession(id, want string) {
 	h.t.Helper()
-	waitFor(h.t, "session id "+want, 5*time.Second, func() bool {
+	testutil.Eventually(h.t, "session id "+want, func() bool {
 		h.e.PollLogsNow() // the poller runs on the fake clock
 		return h.get(id).SessionID == want
 	})
 	// Every line the run writes before it goes quiet is written and read: a line read only after the clock
 	// moves would stamp activity then, and the run would not look silent.
-	waitFor(h.t, id+"'s log written and read to its end", 5*time.Second, func() bool {
+	testutil.Eventually(h.t, id+"'s log written and read to its end", func() bool {
 		h.e.PollLogsNow()
 		b, _ := os.ReadFile(h.get(id).LogPath)
 		lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
@@ -122,7 +123,7 @@ func (h *claudeHarness) waitSession(id, want string) {
 	// The fake clock will say it is silent; let it really be (a process
 	// that has just started uses CPU, which the busy rule would see).
 	pid := h.get(id).PID
-	waitFor(h.t, id+" idle", 5*time.Second, func() bool {
+	testutil.Eventually(h.t, id+" idle", func() bool {
 		u1, err := procid.TreeUsage(pid)
 		if err != nil {
 			return true
@@ -137,12 +138,12 @@ func (h *claudeHarness) waitSession(id, want string) {
 // agent was doing and what its project's events say.
 func (h *claudeHarness) waitAgent(id, what string, ok func(*store.Record) bool) {
 	h.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(testutil.Patience)
 	for !ok(h.get(id)) {
 		if time.Now().After(deadline) {
 			r := h.get(id)
-			h.t.Fatalf("%s: not within 10 s: status %s autoResume %d runs %d activity %+v stale %v error %q\nevents:\n%s",
-				what, r.Status, r.AutoResumeCount, len(h.invocations()), r.Activity, r.Stale, r.Error, h.events())
+			h.t.Fatalf("%s: not within %s: status %s autoResume %d runs %d activity %+v stale %v error %q\nevents:\n%s",
+				what, testutil.Patience, r.Status, r.AutoResumeCount, len(h.invocations()), r.Activity, r.Stale, r.Error, h.events())
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -161,7 +162,7 @@ func (h *claudeHarness) goStale() {
 func TestClaudeSuccess(t *testing.T) {
 	h := newClaudeHarness(t)
 	h.claude("a", "success", "")
-	r := h.waitStatus("a", lifecycle.Completed, 5*time.Second)
+	r := h.waitStatus("a", lifecycle.Completed)
 	if r.SessionID != sess(1) || r.ExitReason != lifecycle.ReasonCompleted {
 		t.Fatalf("session %q reason %s", r.SessionID, r.ExitReason)
 	}
@@ -174,11 +175,11 @@ func TestClaudeSuccess(t *testing.T) {
 func TestClaudeErrorResult(t *testing.T) {
 	h := newClaudeHarness(t)
 	h.claude("a", "error", "")
-	r := h.waitStatus("a", lifecycle.Failed, 5*time.Second)
+	r := h.waitStatus("a", lifecycle.Failed)
 	if r.Error != "Claude reported error_during_execution" {
 		t.Fatalf("error %q", r.Error)
 	}
-	waitFor(t, "failure notification", 2*time.Second, func() bool { return len(h.rec.notes(notify.KindFailed)) == 1 })
+	testutil.Eventually(t, "failure notification", func() bool { return len(h.rec.notes(notify.KindFailed)) == 1 })
 	n := h.rec.notes(notify.KindFailed)[0]
 	if n.MessageJA != "Agent終了処理でエラーが発生しました: a" || n.AgentID != "a" || n.Level != notify.Error {
 		t.Fatalf("notification %+v", n)
@@ -192,7 +193,7 @@ func TestClaudeSilentIsKilledAndResumed(t *testing.T) {
 	first := h.claude("a", "silent", "success")
 	h.waitSession("a", sess(1))
 	h.goStale()
-	r := h.waitStatus("a", lifecycle.Completed, 10*time.Second)
+	r := h.waitStatus("a", lifecycle.Completed)
 	if procid.Alive(first.PID) {
 		t.Fatal("the hung process was not killed")
 	}
@@ -231,7 +232,7 @@ func TestClaudeResumeLimit(t *testing.T) {
 			})
 		}
 	}
-	r := h.waitStatus("a", lifecycle.Failed, 10*time.Second)
+	r := h.waitStatus("a", lifecycle.Failed)
 	if r.ExitReason != lifecycle.ReasonResumeLimit || r.AutoResumeCount != 3 {
 		t.Fatalf("reason %s autoResume %d", r.ExitReason, r.AutoResumeCount)
 	}
@@ -243,7 +244,7 @@ func TestClaudeResumeLimit(t *testing.T) {
 			t.Fatalf("run %d still alive", inv.PID)
 		}
 	}
-	waitFor(t, "limit notification", 2*time.Second, func() bool { return len(h.rec.notes(notify.KindResumeLimit)) == 1 })
+	testutil.Eventually(t, "limit notification", func() bool { return len(h.rec.notes(notify.KindResumeLimit)) == 1 })
 	if n := h.rec.notes(notify.KindResumeLimit)[0]; n.MessageJA != "自動回復の試行回数上限に達しました: a" {
 		t.Fatalf("notification %+v", n)
 	}
@@ -254,11 +255,11 @@ func TestClaudeResumeLimit(t *testing.T) {
 func TestClaudeHangsAfterResult(t *testing.T) {
 	h := newClaudeHarness(t)
 	first := h.claude("a", "hang-after-result", "")
-	waitFor(t, "result grace armed", 5*time.Second, func() bool {
+	testutil.Eventually(t, "result grace armed", func() bool {
 		h.clk.Advance(time.Second) // the grace is 5 s of the fake clock
 		return h.get("a").Status != lifecycle.Running
 	})
-	r := h.waitStatus("a", lifecycle.Completed, 5*time.Second)
+	r := h.waitStatus("a", lifecycle.Completed)
 	if procid.Alive(first.PID) || r.Signal != "SIGTERM" {
 		t.Fatalf("alive=%v signal %q", procid.Alive(first.PID), r.Signal)
 	}
@@ -278,7 +279,7 @@ func TestAnySilentCommandIsFlagged(t *testing.T) {
 	h.start("server")
 	h.start("hung")
 	h.goStale()
-	waitFor(t, "stale notice", 5*time.Second, func() bool { return len(h.rec.notes(notify.KindStale)) == 1 })
+	testutil.Eventually(t, "stale notice", func() bool { return len(h.rec.notes(notify.KindStale)) == 1 })
 	if n := h.rec.notes(notify.KindStale)[0]; n.AgentID != "hung" || !strings.Contains(n.Message, "silent for") || !strings.Contains(n.Message, "left running (onStale: flag)") {
 		t.Fatalf("notice %+v", n)
 	}
@@ -308,7 +309,7 @@ func TestOnStaleRestart(t *testing.T) {
 	h.create(AgentSpec{ID: "r", Command: "/bin/sh", Args: []string{"-c", "exec sleep 100000"}, OnStale: store.OnStaleRestart})
 	first := h.start("r")
 	h.goStale()
-	waitFor(t, "restarted", 10*time.Second, func() bool {
+	testutil.Eventually(t, "restarted", func() bool {
 		r := h.get("r")
 		return r.Status == lifecycle.Running && r.PID != first.PID && r.RestartCount == 1
 	})
@@ -340,7 +341,7 @@ func TestSilenceClockSurvivesRestart(t *testing.T) {
 	h.settle()
 	h.clk.Advance(3 * time.Second) // 11 s in all
 	h.settle()
-	waitFor(t, "stale after the restart", 5*time.Second, func() bool { return h.get("hung").Stale })
+	testutil.Eventually(t, "stale after the restart", func() bool { return h.get("hung").Stale })
 }
 
 // Orphans: found at load after the engine was away; by the watchdog when
@@ -354,7 +355,7 @@ func TestOrphanAtLoadResumes(t *testing.T) {
 	// shim is killed first, so nothing records how it ended).
 	syscall.Kill(first.ShimPID, syscall.SIGKILL)
 	syscall.Kill(first.PID, syscall.SIGKILL)
-	waitFor(t, "agent dead", 3*time.Second, func() bool { return !procid.Alive(first.PID) })
+	testutil.Eventually(t, "agent dead", func() bool { return !procid.Alive(first.PID) })
 
 	h.e = h.engine(func(c *Config) { c.Clock = h.clk })
 	sum, err := h.e.SelectProject(context.Background(), h.project.ID)
@@ -364,7 +365,7 @@ func TestOrphanAtLoadResumes(t *testing.T) {
 	if sum.Counts[OutcomeUnknownExit] != 1 || sum.Counts["recovery_resume"] != 1 || sum.Agents[0].Recovery != "resume" {
 		t.Fatalf("summary %+v", sum)
 	}
-	r := h.waitStatus("a", lifecycle.Completed, 5*time.Second)
+	r := h.waitStatus("a", lifecycle.Completed)
 	if r.AutoResumeCount != 1 {
 		t.Fatalf("autoResumeCount %d", r.AutoResumeCount)
 	}
@@ -407,7 +408,7 @@ func TestSettingsValidationAndLiveChange(t *testing.T) {
 		t.Fatal("old threshold still used")
 	}
 	h.clk.Advance(90 * time.Second)
-	waitFor(t, "stale at the new threshold", 5*time.Second, func() bool { return len(h.rec.notes(notify.KindStale)) == 1 })
+	testutil.Eventually(t, "stale at the new threshold", func() bool { return len(h.rec.notes(notify.KindStale)) == 1 })
 	// Settings persist.
 	e2 := h.engine()
 	if got, _ := e2.GetSettings(h.project.ID); got.StaleThresholdSec != 100 {
@@ -425,7 +426,7 @@ func TestManualResume(t *testing.T) {
 	_, err = h.e.ResumeAgent(context.Background(), h.project.ID, "c")
 	wantKind(t, err, ErrNotResumable, "no session id")
 	h.start("c")
-	h.waitStatus("c", lifecycle.Completed, 5*time.Second)
+	h.waitStatus("c", lifecycle.Completed)
 	r, err := h.e.ResumeAgent(context.Background(), h.project.ID, "c")
 	if err != nil || r.ResumeCount != 1 || r.AutoResumeCount != 0 {
 		t.Fatalf("resume: %v %+v", err, r)
@@ -435,7 +436,7 @@ func TestManualResume(t *testing.T) {
 		// Still running, or already done: either a live error or a second resume.
 		wantKind(t, err, ErrAlreadyRunning, "")
 	}
-	h.waitStatus("c", lifecycle.Completed, 5*time.Second)
+	h.waitStatus("c", lifecycle.Completed)
 	if inv := h.invocations(); inv[1].Resume != sess(1) {
 		t.Fatalf("invocations %+v", inv)
 	}
@@ -456,7 +457,7 @@ func TestUnselectedProjectIsWatched(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.goStale()
-	r := h.waitStatus("a", lifecycle.Completed, 10*time.Second)
+	r := h.waitStatus("a", lifecycle.Completed)
 	if r.AutoResumeCount != 1 {
 		t.Fatalf("autoResumeCount %d", r.AutoResumeCount)
 	}

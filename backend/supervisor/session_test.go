@@ -26,7 +26,7 @@ func TestSessionIDRefused(t *testing.T) {
 		Args:       []string{"-c", "if [ -n \"$1\" ]; then touch " + marker + "; fi; echo '" + init + "'; echo '" + init + "'", "sh"},
 		ResumeArgs: []string{"-c", "touch " + marker, "sh", "{sessionId}"}, GraceSec: 1})
 	h.start("liar")
-	h.waitStatus("liar", lifecycle.Completed, testutil.Patience)
+	h.waitStatus("liar", lifecycle.Completed)
 	testutil.Eventually(t, "the refusal in the events", func() bool {
 		h.e.PollLogsNow()
 		return strings.Contains(h.events(), `"event":"session:refused"`)

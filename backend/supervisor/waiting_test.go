@@ -96,7 +96,7 @@ func TestRateLimitRetryIsWaiting(t *testing.T) {
 	if r := h.get("r"); r.Stale || r.Status != lifecycle.Running || r.AutoResumeCount != 0 {
 		t.Fatalf("a rate-limited agent was taken for hung: %s stale=%v", r.Status, r.Stale)
 	}
-	r = h.waitStatus("r", lifecycle.Completed, 10*time.Second)
+	r = h.waitStatus("r", lifecycle.Completed)
 	if r.AutoResumeCount != 0 {
 		t.Fatalf("resumed %d times", r.AutoResumeCount)
 	}

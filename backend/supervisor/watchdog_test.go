@@ -9,6 +9,7 @@ import (
 	"shepherd/backend/lifecycle"
 	"shepherd/backend/notify"
 	"shepherd/backend/procid"
+	"shepherd/internal/testutil"
 )
 
 func TestWatchdogFindsOrphanOnce(t *testing.T) {
@@ -18,7 +19,7 @@ func TestWatchdogFindsOrphanOnce(t *testing.T) {
 	// Layer 1 sees this exit; the watchdog must not handle it again.
 	syscall.Kill(r.PID, syscall.SIGKILL)
 	h.clk.Advance(30 * time.Second)
-	h.waitStatus("gen", lifecycle.Failed, 5*time.Second)
+	h.waitStatus("gen", lifecycle.Failed)
 	h.clk.Advance(30 * time.Second) // a second watchdog pass
 	h.settle()
 	if ev := h.events(); strings.Contains(ev, "orphaned") || strings.Count(ev, `"from":"running"`) != 1 {
@@ -36,7 +37,7 @@ func TestWatchdogFindsOrphanOnce(t *testing.T) {
 	a.run = blind
 	a.mu.Unlock()
 	syscall.Kill(r.PID, syscall.SIGKILL)
-	waitFor(t, "process gone", 3*time.Second, func() bool { return !procid.Alive(r.PID) })
+	testutil.Eventually(t, "process gone", func() bool { return !procid.Alive(r.PID) })
 	// The first pass that finds it gone leaves layer 1 the interval; the
 	// second records it.
 	h.e.WatchdogNow(h.project.ID)
@@ -44,14 +45,14 @@ func TestWatchdogFindsOrphanOnce(t *testing.T) {
 		t.Fatalf("orphaned on the first sighting: %s", r.Status)
 	}
 	h.e.WatchdogNow(h.project.ID)
-	got := h.waitStatus("blind", lifecycle.Failed, 5*time.Second)
+	got := h.waitStatus("blind", lifecycle.Failed)
 	if got.ExitReason != lifecycle.ReasonOrphaned || got.Signal != "SIGKILL" {
 		t.Fatalf("orphan: %s %q", got.ExitReason, got.Signal)
 	}
 	if !strings.Contains(h.events(), `"from":"running","to":"interrupted","reason":"watchdog"`) {
 		t.Fatal("no orphan transition")
 	}
-	waitFor(t, "failure notice", 2*time.Second, func() bool {
+	testutil.Eventually(t, "failure notice", func() bool {
 		n := h.rec.notes(notify.KindFailed)
 		return len(n) == 2 && n[1].AgentID == "blind"
 	})
@@ -66,14 +67,14 @@ func TestWatchdogFindsOrphanOnce(t *testing.T) {
 	a.mu.Unlock()
 	syscall.Kill(r.ShimPID, syscall.SIGKILL)
 	syscall.Kill(r.PID, syscall.SIGKILL)
-	waitFor(t, "process gone", 3*time.Second, func() bool { return !procid.Alive(r.PID) })
+	testutil.Eventually(t, "process gone", func() bool { return !procid.Alive(r.PID) })
 	h.e.WatchdogNow(h.project.ID)
 	h.e.WatchdogNow(h.project.ID)
-	got = h.waitStatus("lost", lifecycle.Interrupted, 5*time.Second)
+	got = h.waitStatus("lost", lifecycle.Interrupted)
 	if got.ExitReason != lifecycle.ReasonOrphaned || !strings.Contains(got.Error, "detected by watchdog") {
 		t.Fatalf("orphan: %s %q", got.ExitReason, got.Error)
 	}
-	waitFor(t, "interrupted notice", 2*time.Second, func() bool { return len(h.rec.notes(notify.KindInterrupted)) == 1 })
+	testutil.Eventually(t, "interrupted notice", func() bool { return len(h.rec.notes(notify.KindInterrupted)) == 1 })
 }
 
 // A process alive for an agent whose status is terminal is killed, but only
@@ -89,10 +90,10 @@ func TestWatchdogKillsZombieProcessOfTerminalAgent(t *testing.T) {
 	a.rec.Status = lifecycle.Completed
 	a.mu.Unlock()
 	h.clk.Advance(30 * time.Second)
-	waitFor(t, "zombie killed", 5*time.Second, func() bool { return !procid.Alive(r.PID) })
+	testutil.Eventually(t, "zombie killed", func() bool { return !procid.Alive(r.PID) })
 	// The event is written once the kill is done: the process can be seen
 	// gone a moment before.
-	waitFor(t, "the watchdog:kill event", 5*time.Second, func() bool {
+	testutil.Eventually(t, "the watchdog:kill event", func() bool {
 		return strings.Contains(h.events(), `"event":"watchdog:kill"`)
 	})
 }

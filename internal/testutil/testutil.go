@@ -4,15 +4,13 @@
 package testutil
 
 import (
-	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"shepherd/backend/paths"
+	"shepherd/backend/procid"
 )
 
 // Patience bounds every wait of a test for something that is to happen: far
@@ -60,10 +58,9 @@ func Isolate(t testing.TB) paths.Paths {
 	return paths.Default()
 }
 
-// Alive reports whether a process with this pid exists (a zombie counts).
-func Alive(pid int) bool {
-	return pid > 0 && !errors.Is(unix.Kill(pid, 0), unix.ESRCH)
-}
+// Alive reports whether a process with this pid is running (a zombie is
+// gone: it has ended and only waits to be reaped).
+func Alive(pid int) bool { return procid.Alive(pid) }
 
 // WaitGone waits until every pid is gone, at most a few seconds in all: the
 // shims of killed agents write their exit files as they end, which must be
