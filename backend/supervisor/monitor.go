@@ -344,9 +344,11 @@ func (e *Engine) orphaned(a *agent, rn *run) {
 	e.recoverDead(a, st)
 }
 
-// staleCheck looks at every running agent's log: a silent one is looked
-// at for signs of work (busy.go), and one silent past the threshold with no
-// sign of work — or busy past busyThresholdSec — is handed to recovery.
+// staleCheck looks at every running agent: a silent one is looked at for
+// signs of work (busy.go), and one silent past the threshold with no sign of
+// work — or busy past busyThresholdSec — is handed to recovery. What it
+// costs is a comparison for an agent whose activity is as it was, and a
+// read of /proc for a silent one.
 func (e *Engine) staleCheck(p *project) {
 	s := e.settingsOf(p.info.ID)
 	threshold, busyLimit := secs(s.StaleThresholdSec), secs(s.BusyThresholdSec)
@@ -357,8 +359,15 @@ func (e *Engine) staleCheck(p *project) {
 			a.mu.Unlock()
 			continue
 		}
+		watched := rn.logWatch != nil
 		a.mu.Unlock()
-		e.pollRun(a, rn) // judge by the log as it is now
+		// A watched log's growth is seen as it happens: the log is looked at
+		// here only before the agent is judged stale (so a change the
+		// notification missed cannot make it stale). A polled one is looked
+		// at every pass.
+		if !watched || e.clock.Since(rn.lastActivityTime()) >= threshold {
+			e.pollRun(a, rn) // judge by the log as it is now
+		}
 		a.mu.Lock()
 		if a.run != rn || a.recovering {
 			a.mu.Unlock()
