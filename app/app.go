@@ -34,9 +34,8 @@ type App struct {
 
 	// quitFn ends the app and hideFn hides the window (runtime.Quit and
 	// runtime.WindowHide); tests replace them.
-	quitFn  func(ctx context.Context)
-	hideFn  func(ctx context.Context)
-	focusFn func(ctx context.Context) // brings the window to the front (tests replace it)
+	quitFn func(ctx context.Context)
+	hideFn func(ctx context.Context)
 
 	// quitting is set once the user (or a signal, or the engine) asked the
 	// app to quit: from then on a close is let through instead of hiding the
@@ -53,21 +52,21 @@ type App struct {
 	mu         sync.Mutex // guards the fields below, set on start-up and read from other goroutines
 	ctx        context.Context
 	host       *engine.Host // the embedded engine
-	remote     *api.Remote  // or the engine this window is attached to
+	local      *api.Client  // its API, called in this process
+	remote     *api.Client  // or the API of the engine this window is attached to
 	remoteInfo api.EngineInfo
 	remotePID  int
 	stopRemote context.CancelFunc
 	lost       string // why the attached engine is gone ("" while it answers)
 	engineErr  error
 	follow     *logfollow.Hub
-	selected   string
 }
 
 // New returns an App ready to be bound; version is what Version reports.
 func New(version string) *App {
 	a := &App{version: version, emitFn: func(ctx context.Context, event string, data any) {
 		runtime.EventsEmit(ctx, event, data)
-	}, quitFn: runtime.Quit, hideFn: runtime.WindowHide, focusFn: focusWindow, exitFn: os.Exit}
+	}, quitFn: runtime.Quit, hideFn: runtime.WindowHide, exitFn: os.Exit}
 	a.Projects = &ProjectService{a}
 	a.Agents = &AgentService{a}
 	a.Logs = &LogService{a}
@@ -113,12 +112,6 @@ func (a *App) logger() zerolog.Logger {
 	return zerolog.Nop()
 }
 
-func (a *App) selectedProject() string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.selected
-}
-
 // OnBeforeClose is the hook for options.App.OnBeforeClose. Closing the
 // window hides it: the engine keeps supervising (stale checks, recovery,
 // notifications) until the user quits (the app menu's Quit Shepherd,
@@ -156,12 +149,8 @@ func (a *App) Version() string { return a.version }
 func Focus(a *App) {
 	ctx := a.wailsContext()
 	if ctx == nil {
-		return // no window yet: the Wails runtime cannot be called
+		return
 	}
-	a.focusFn(ctx)
-}
-
-func focusWindow(ctx context.Context) {
 	runtime.WindowUnminimise(ctx)
 	runtime.WindowShow(ctx)
 }

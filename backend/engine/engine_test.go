@@ -30,15 +30,25 @@ func TestLookPathThroughTheAPI(t *testing.T) {
 	if err := os.WriteFile(tool, []byte("#!/bin/sh\n"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	r := api.NewRemote(h.Info)
-	if got, err := r.LookPath("sh", ""); err != nil || got == "" {
+	c := api.NewClient(h.Info)
+	lookup := func(command, cwd string) (string, error) {
+		a, err := api.Call(context.Background(), c, api.LookupCommand, api.LookupIn{Command: command, Cwd: cwd})
+		if err != nil {
+			return "", err
+		}
+		return a.Body.Path, nil
+	}
+	if got, err := lookup("sh", ""); err != nil || got == "" {
 		t.Fatalf("sh: %q %v", got, err)
 	}
-	if got, err := r.LookPath("./tool", dir); err != nil || got != tool {
+	if got, err := lookup("./tool", dir); err != nil || got != tool {
 		t.Fatalf("./tool: %q %v, want %s", got, err, tool)
 	}
-	_, err = r.LookPath("no-such-command-shepherd", dir)
-	if !errors.Is(err, supervisor.ErrValidation) {
-		t.Fatalf("a missing command: %v", err)
+	for _, missing := range []string{"no-such-command-shepherd", ""} {
+		_, err = lookup(missing, dir)
+		var ae *api.Error
+		if !errors.Is(err, supervisor.ErrValidation) || !errors.As(err, &ae) || ae.Status != 400 {
+			t.Fatalf("a missing command %q: %v", missing, err)
+		}
 	}
 }

@@ -36,9 +36,10 @@ type ProjectView struct {
 	// one not loaded yet): its agents, those live, and those in Needs you
 	// (Record.Attention: acknowledged ones are not, waiting and
 	// crash-looping ones are).
-	Agents    int `json:"agents"`
-	Running   int `json:"running"`
-	Attention int `json:"attention"`
+	// In lists and answers, not in project:state.
+	Agents    int `json:"agents,omitempty"`
+	Running   int `json:"running,omitempty"`
+	Attention int `json:"attention,omitempty"`
 }
 
 func (e *Engine) view(p *project) ProjectView {
