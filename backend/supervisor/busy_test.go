@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"shepherd/backend/lifecycle"
 	"shepherd/backend/notify"
@@ -128,5 +129,45 @@ func TestActivityWorkingThenSilent(t *testing.T) {
 	h.goStale()
 	if r := h.get("quiet"); r.Activity == nil || r.Activity.State != store.ActivitySilent || r.Activity.Since == nil {
 		t.Fatalf("after silence: %+v", r.Activity)
+	}
+}
+
+// An idle agent's activity is pushed when it changes, not on every pass:
+// once it is shown silent, the stale checks that find it silent again push
+// nothing (at 1,000 idle agents each push was the engine's main cost).
+func TestIdleActivityPushedOnlyWhenItChanges(t *testing.T) {
+	clk := newFakeClock()
+	h := newHarness(t, func(c *Config) { c.Clock = clk; c.LogPoll = time.Hour })
+	h.create(AgentSpec{ID: "idle", Command: "sleep", Args: []string{"1000"}})
+	h.start("idle")
+	h.waitStatus("idle", lifecycle.Running)
+	pushes := func() (n int, last *store.Record) {
+		h.rec.mu.Lock()
+		defer h.rec.mu.Unlock()
+		for _, r := range h.rec.states {
+			if r.ID == "idle" {
+				n, last = n+1, r
+			}
+		}
+		return n, last
+	}
+	// Past the working window: silent, pushed once.
+	clk.Advance(activeWindow + time.Second)
+	if err := h.e.StaleCheckNow(h.project.ID); err != nil {
+		t.Fatal(err)
+	}
+	n, last := pushes()
+	if last == nil || last.Activity == nil || last.Activity.State != store.ActivitySilent {
+		t.Fatalf("the silent agent was not shown silent: %+v", last)
+	}
+	// Silent still, pass after pass (short of the stale threshold).
+	for i := 0; i < 5; i++ {
+		clk.Advance(10 * time.Second)
+		if err := h.e.StaleCheckNow(h.project.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if m, _ := pushes(); m != n {
+		t.Fatalf("%d pushes of an agent silent as it was, want none", m-n)
 	}
 }
