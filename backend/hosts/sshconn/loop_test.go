@@ -12,6 +12,7 @@ import (
 	"shepherd/backend/hosts"
 	"shepherd/backend/hosts/hostkeys"
 	"shepherd/backend/hosts/internal/sshtest"
+	"shepherd/internal/testutil"
 )
 
 // A host that stops answering is unreachable after a missed keepalive
@@ -94,6 +95,9 @@ func TestKeepaliveReconnectBackoff(t *testing.T) {
 	}
 	clock.Advance(4 * time.Second)
 	st.next(t, hosts.Connected)
+	// The client's handshake can end before the server's side of it has
+	// returned and counted the connection.
+	testutil.Eventually(t, "the server to count the reconnect", func() bool { return srv.Connections() >= 2 })
 	if srv.Connections() != 2 {
 		t.Fatalf("%d connections, want 2 (the first and the reconnect)", srv.Connections())
 	}
