@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"shepherd/backend/api"
-	"shepherd/backend/cli"
 	"shepherd/backend/engine"
 	"shepherd/backend/instance"
 	"shepherd/backend/notify"
@@ -116,7 +115,7 @@ func (a *App) embedEngine() {
 	a.mu.Lock()
 	a.host, a.engineErr = h, err
 	if h != nil {
-		a.local = api.NewInProcess(api.New(h.Engine, h.Info.Token, api.Options{Version: cli.Version, Bus: h.Bus}), h.Info.Token)
+		a.local = api.NewInProcess(api.New(h.Engine, h.Info.Token, api.Options{Version: a.version, Bus: h.Bus}), h.Info.Token)
 	}
 	a.mu.Unlock()
 	a.emit(EventEngineStatus, a.status())
