@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"shepherd/backend/api"
-	"shepherd/backend/cli"
+	"shepherd/backend/engine"
 )
 
 // pathsSeen answers every request with an empty list and records its path.
@@ -41,7 +41,7 @@ func (p *pathsSeen) last() string {
 func TestUseHost(t *testing.T) {
 	seen := &pathsSeen{}
 	a := New("test")
-	a.host, a.local = &cli.Host{}, api.NewInProcess(seen, "tok")
+	a.host, a.local = &engine.Host{}, api.NewInProcess(seen, "tok")
 	call := func(op string, params map[string]any) string {
 		t.Helper()
 		if _, err := a.Call(op, params, ""); err != nil {
