@@ -106,6 +106,7 @@ func New(opts Options) (*Manager, error) {
 	}
 	for _, r := range list {
 		h := m.newHost(r)
+		h.loadSeen()
 		m.hosts[r.Name] = h
 		m.start(h, nil, nil)
 	}
@@ -246,7 +247,11 @@ func (m *Manager) RemoveHost(name string) error {
 	m.mu.Lock()
 	delete(m.hosts, name)
 	m.mu.Unlock()
+	h.mu.Lock()
+	h.removed = true
+	h.mu.Unlock()
 	h.stop()
+	m.forgetSeen(name)
 	m.emit(api.EventHostRemoved, api.HostRemoved{Name: name, Removed: true})
 	m.opts.Logger.Info().Str("host", name).Msg("host removed")
 	return nil
@@ -351,6 +356,9 @@ type host struct {
 	agents map[string]*store.Record // by project/agent
 	away   *api.HostAway
 	lost   time.Time // when the stream was lost (zero: never, or reported)
+	// what was seen is kept on disk (seen.go)
+	saveTimer clockwork.Timer
+	removed   bool
 }
 
 func (m *Manager) newHost(r registry.Host) *host {
@@ -383,6 +391,7 @@ func (m *Manager) start(h *host, first *opened, ready chan struct{}) {
 func (h *host) stop() {
 	h.cancel()
 	<-h.done
+	h.saveSeen()
 }
 
 func (h *host) setPhase(phase string, err error) {
@@ -594,6 +603,9 @@ func (h *host) stream(client *api.Client, ready chan struct{}, log zerolog.Logge
 		// Replayed events are older than the state reconcile took.
 		if ev.ID == 0 || ev.ID > replayUpTo {
 			h.apply(ev)
+			if ev.Name == "agent:state" || ev.Name == "agent:removed" {
+				h.seenChanged()
+			}
 		}
 		changed := h.countsLocked() != before
 		h.mu.Unlock()
@@ -670,6 +682,7 @@ func (h *host) reconcile(client *api.Client, after, last uint64, log zerolog.Log
 		h.lastID = last // the new engine's ids
 	}
 	h.mu.Unlock()
+	h.saveSeen()
 	if pid == 0 || lost.IsZero() && !restarted {
 		h.m.emit(api.EventHostState, h.view())
 		return nil // the first look: nothing to compare with

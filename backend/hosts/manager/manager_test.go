@@ -359,11 +359,32 @@ func TestReconnectWhileAway(t *testing.T) {
 		t.Fatal("the host's engine's restart lost the agent that stays")
 	}
 
-	// The local engine starts again: the host from the registry.
+	// The local engine is closed; meanwhile the agent that stayed ends
+	// there. It starts again: the host from the registry, its stream from
+	// where it was, and what happened while this engine was down told.
 	m.Close()
+	if _, err := os.Stat(m.seenPath("box")); err != nil {
+		t.Fatalf("what was seen of the host was not kept: %v", err)
+	}
+	if err := syscall.Kill(pids["stays"], syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
 	m2 := f.manager(t)
-	eventually(t, "reached from the registry", func() bool { v, _ := m2.GetHost("box"); return v.State == api.HostConnected && v.Agents == 2 })
-	_ = syscall.Kill(pids["stays"], syscall.SIGKILL)
+	eventually(t, "reached from the registry, with what happened meanwhile", func() bool {
+		v, _ := m2.GetHost("box")
+		return v.State == api.HostConnected && v.Agents == 2 && v.WhileAway != nil
+	})
+	v3, _ := m2.GetHost("box")
+	if w := v3.WhileAway; w.EngineRestarted || len(w.Agents) != 1 || w.Agents[0].AgentID != "stays" || w.Agents[0].Ended != 1 {
+		t.Fatalf("while this engine was down: %+v", w)
+	}
+	// A removed host leaves nothing behind.
+	if err := m2.RemoveHost("box"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(m2.seenPath("box")); !os.IsNotExist(err) {
+		t.Fatalf("a removed host's seen file: %v", err)
+	}
 }
 
 func specOf(id, script string) (s supervisor.AgentSpec) {
