@@ -74,11 +74,18 @@ func (c *Client) hostPath(path string) string {
 // NewClient returns a client for the engine that info describes. Requests
 // have no overall time limit (a stop waits for the agent's grace); use ctx.
 func NewClient(info EngineInfo) *Client {
-	tr := &http.Transport{
-		DialContext:         (&net.Dialer{Timeout: 3 * time.Second}).DialContext,
-		MaxIdleConnsPerHost: 4,
+	dialer := &net.Dialer{Timeout: 3 * time.Second}
+	tr := &http.Transport{DialContext: dialer.DialContext, MaxIdleConnsPerHost: 4}
+	base := strings.TrimRight(info.URL, "/")
+	if sock, ok := strings.CutPrefix(info.URL, "unix://"); ok {
+		// An engine that listens on a Unix socket only (a host's engine):
+		// every request goes to the socket, whatever its URL's host.
+		tr.DialContext = func(ctx context.Context, _, _ string) (net.Conn, error) {
+			return dialer.DialContext(ctx, "unix", sock)
+		}
+		base = "http://engine"
 	}
-	return &Client{BaseURL: strings.TrimRight(info.URL, "/"), Token: info.Token, HTTP: &http.Client{Transport: tr}}
+	return &Client{BaseURL: base, Token: info.Token, HTTP: &http.Client{Transport: tr}}
 }
 
 // NewInProcess returns a client that calls the API handler h directly, in

@@ -19,6 +19,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -37,8 +38,22 @@ const TokenEnv = "SHEPHERD_AGENT_TOKEN"
 // Path is where the engine's API receives the hooks.
 const Path = "/v1/hooks/claude"
 
+// HookCommand is the command line of a command hook that posts its input
+// (on stdin) to the engine's API on its Unix socket: this executable's
+// `hook claude` (the shepherd-engine binary; tests replace it).
+var HookCommand = func() string {
+	exe, err := os.Executable()
+	if err != nil {
+		exe = "shepherd-engine"
+	}
+	return "'" + strings.ReplaceAll(exe, "'", `'\''`) + "' hook claude"
+}
+
 // Settings is the JSON for Claude Code's --settings that installs the hooks,
-// posting to the engine's API at apiURL (http://127.0.0.1:PORT).
+// posting to the engine's API at apiURL: an http hook for an API on TCP
+// (http://127.0.0.1:PORT), a command hook (HookCommand, which reads the
+// agent's SHEPHERD_API_URL and credential) for one on a Unix socket
+// (unix://PATH: a host's engine, which listens on nothing else).
 func Settings(apiURL string) string {
 	hook := map[string]any{
 		"type":           "http",
@@ -46,6 +61,9 @@ func Settings(apiURL string) string {
 		"headers":        map[string]string{"Authorization": "Bearer $" + TokenEnv},
 		"allowedEnvVars": []string{TokenEnv},
 		"timeout":        5,
+	}
+	if strings.HasPrefix(apiURL, "unix://") {
+		hook = map[string]any{"type": "command", "command": HookCommand(), "timeout": 5}
 	}
 	hooks := map[string]any{}
 	for _, ev := range Events {

@@ -33,7 +33,7 @@ func (e *env) verbs() []*cobra.Command {
 		e.sandboxCmd(), e.startCmd(), e.resumeCmd(), e.ackCmd(), e.settingsCmd(), e.stopCmd(), e.rmCmd(),
 		e.mergeCmd(), e.resolveCmd(), e.diffCmd(), e.stopAllCmd(), e.logsCmd(), e.eventsCmd(),
 		e.pauseCmd(), e.unpauseCmd(), e.budgetCmd(), e.mcpCmd(), e.quitCmd(), e.psCmd(), e.statusCmd(),
-		e.hostsCmd(), e.hostCmd(), e.serveCmd(), e.completionCmd(),
+		e.hostsCmd(), e.hostCmd(), e.serveCmd(), e.completionCmd(), e.hookCmd(),
 	}
 }
 

@@ -184,8 +184,7 @@ func Start(ctx context.Context, opts Options) (_ *Host, err error) {
 	}
 	handler := api.New(h.Engine, token, apiOpts)
 	if opts.Socket {
-		// Reached through SSH only. Agents get no API address: the hooks
-		// and MCP of their CLIs speak HTTP over TCP.
+		// Reached through SSH only, and by its agents on the same socket.
 		h.socket = SocketFile(p)
 		var srv *socketServer
 		if srv, err = serveSocket(h.socket, handler); err != nil {
@@ -193,6 +192,11 @@ func Start(ctx context.Context, opts Options) (_ *Host, err error) {
 		}
 		h.server = srv
 		h.Info = api.EngineInfo{URL: "unix://" + h.socket, Token: token, PID: os.Getpid()}
+		// Agents reach it on the socket too: their Claude Code hooks as
+		// command hooks (claudehooks.HookCommand), their CLI's calls
+		// through api.NewClient's unix:// (a sandboxed agent only where
+		// its box shows the socket's folder).
+		h.Engine.SetAPIURL(h.Info.URL)
 		err = writeSocketEngineInfo(p.EngineFile(), h.Info, h.socket)
 	} else {
 		var srv *api.Server

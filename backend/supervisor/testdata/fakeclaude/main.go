@@ -20,7 +20,8 @@
 //	rate-limit         an api_retry line (429, retried in 60 s), then waits
 //	                   $FAKE_CLAUDE_TOOL_SECONDS (default 2) and finishes
 //
-// Hooks are posted as the real CLI posts them: to the url of the http hook
+// Hooks are posted as the real CLI posts them (a command hook is run with the
+// input on stdin): to the url of the http hook
 // that --settings gives for the event, with its headers, $VARS filled in
 // from the environment for those listed in allowedEnvVars.
 //
@@ -43,9 +44,10 @@ import (
 	"time"
 )
 
-// hookConf is one http hook of --settings.
+// hookConf is one hook of --settings: http, or command.
 type hookConf struct {
 	Type           string            `json:"type"`
+	Command        string            `json:"command"`
 	URL            string            `json:"url"`
 	Headers        map[string]string `json:"headers"`
 	AllowedEnvVars []string          `json:"allowedEnvVars"`
@@ -68,6 +70,14 @@ func postHook(event string, input map[string]any) {
 	body, _ := json.Marshal(input)
 	for _, m := range settings.Hooks[event] {
 		for _, h := range m.Hooks {
+			if h.Type == "command" {
+				// As the real CLI runs one: through the shell, the input on
+				// stdin, in this process's environment.
+				cmd := exec.Command("sh", "-c", h.Command)
+				cmd.Stdin = bytes.NewReader(body)
+				_ = cmd.Run()
+				continue
+			}
 			if h.Type != "http" {
 				continue
 			}
