@@ -38,8 +38,8 @@ func TestMatchBash(t *testing.T) {
 		{"Bash(npm test:*)", "npm test 2>&1", true},
 		{"Bash(npm test:*)", "npm test >/dev/null 2>&1", true},
 		{"Bash(npm test:*)", "npm test > out.txt", false}, // a write it does not name
-		{"Bash(npm test:*)", "npm test 'a;b'", true},       // a quoted ; is a word
-		{"Bash(npm test:*)", "npm test # && rm x", true},   // a comment
+		{"Bash(npm test:*)", "npm test 'a;b'", true},      // a quoted ; is a word
+		{"Bash(npm test:*)", "npm test # && rm x", true},  // a comment
 		{"Bash(npm test:*)", "(npm test)", false},
 		{"Bash(npm test:*)", "FOO=1 npm test", false},
 		{"Bash(npm test:*)", "", false},
@@ -103,7 +103,7 @@ func TestMatchPaths(t *testing.T) {
 		{"Read(*.go)", read("/w/proj/x.go"), false}, // never out of its folder
 		{"Read(**)", read("/w/proj/sub/../x.go"), false},
 		{"Read(**/*.go)", read("../../etc/x.go"), false},
-		{"Read(../lib/**)", read("/w/proj/lib/a.go"), true}, // a pattern that says ..
+		{"Read(../lib/**)", read("/w/proj/lib/a.go"), true},   // a pattern that says ..
 		{"Read(/docs/*.md)", read("/w/proj/docs/a.md"), true}, // the project root
 		{"Read(/docs/*.md)", read("/docs/a.md"), false},
 		{"Read(/docs/*.md)", read("/w/proj/docs/x/a.md"), false},
