@@ -292,7 +292,7 @@ var (
 		`(\d{1,2})(?::(\d{2}))?[\s\x{202f}\x{a0}]*([ap])\.?m\b\.?` +
 		`(?:\s*\(([^)]{1,64})\))?`)
 	// "Claude AI usage limit reached|1755434100"
-	claudePipe  = regexp.MustCompile(`(?i)usage limit reached\|(\d{9,11})`)
+	claudePipe = regexp.MustCompile(`(?i)usage limit reached\|(\d{9,11})`)
 	// "You've hit your session limit", "… your limit", "Weekly limit reached".
 	claudeLimit = regexp.MustCompile(`(?i)\b(?:hit|reached) your\s+(?:([a-z0-9 -]{1,40}?)\s+)?limit\b|\b([a-z0-9-]{1,20})\s+limit reached\b`)
 )

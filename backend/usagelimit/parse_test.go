@@ -143,7 +143,7 @@ func TestClaudeText(t *testing.T) {
 		{"Weekly limit reached · resets Dec 3, 9am", SevenDay, "2025-12-03T09:00:00Z"},
 		{"Claude AI usage limit reached|1764319260", "", "2025-11-28T08:41:00Z"},
 		{"You've hit your session limit", "", ""}, // no reset named
-		{"The build resets 8:41am", "", ""},      // no limit named
+		{"The build resets 8:41am", "", ""},       // no limit named
 		{"You've hit your session limit · resets 13:41pm (UTC)", "", ""},
 		{"You've hit your weekly limit · resets Feb 31, 9am (UTC)", "", ""},
 		{"", "", ""},
