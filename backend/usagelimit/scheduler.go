@@ -142,7 +142,7 @@ func (s *Scheduler) Wait(acct, agent string, l Limit) (time.Time, error) {
 	w.Until = until
 	delete(s.resumed, agent)
 	s.waiting[agent] = w
-	s.schedule(acct, a, now)
+	s.schedule(acct, a)
 	return until, nil
 }
 
@@ -186,7 +186,7 @@ func (s *Scheduler) account(name string) *account {
 }
 
 // schedule sets account's timer for its earliest due agent (s.mu held).
-func (s *Scheduler) schedule(name string, a *account, now time.Time) {
+func (s *Scheduler) schedule(name string, a *account) {
 	var first time.Time
 	for _, w := range s.waiting {
 		if w.Account == name && (first.IsZero() || w.Until.Before(first)) {
@@ -210,7 +210,9 @@ func (s *Scheduler) schedule(name string, a *account, now time.Time) {
 		a.timer.Stop()
 	}
 	a.next = first
-	d := first.Sub(now)
+	// The clock, not the caller's now: a step may run a little after its
+	// time.
+	d := first.Sub(s.clock.Now())
 	if d < 0 {
 		d = 0
 	}
@@ -229,7 +231,7 @@ func (s *Scheduler) step(name string) {
 	a := s.account(name)
 	a.timer = nil
 	if now.Before(a.blockedUntil) {
-		s.schedule(name, a, now)
+		s.schedule(name, a)
 		s.mu.Unlock()
 		return
 	}
@@ -259,7 +261,7 @@ func (s *Scheduler) step(name string) {
 	if len(out) > 0 {
 		s.block(name, a, now.Add(s.cfg.Stagger))
 	}
-	s.schedule(name, a, now)
+	s.schedule(name, a)
 	s.forgetOld(now)
 	s.mu.Unlock()
 	for _, w := range out {
@@ -279,7 +281,6 @@ func (s *Scheduler) forgetOld(now time.Time) {
 // Forget takes agent out of line (stopped, removed, or resumed by the
 // user) and forgets its recent resumption. It reports whether it waited.
 func (s *Scheduler) Forget(agent string) bool {
-	now := s.clock.Now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.resumed, agent)
@@ -288,7 +289,7 @@ func (s *Scheduler) Forget(agent string) bool {
 		return false
 	}
 	delete(s.waiting, agent)
-	s.schedule(w.Account, s.account(w.Account), now)
+	s.schedule(w.Account, s.account(w.Account))
 	return true
 }
 

@@ -143,6 +143,9 @@ func TestSchedulerSecondRefusalWaitsForNextReset(t *testing.T) {
 	}
 	// a2 is not resumed into the same refusal when its stagger comes.
 	clk.Advance(10 * time.Minute)
+	if err := clk.BlockUntilContext(t.Context(), 1); err != nil { // its step has set the next timer
+		t.Fatal(err)
+	}
 	if n := rs.count(); n != 1 {
 		t.Fatalf("%d resumed after a refusal", n)
 	}
