@@ -168,17 +168,25 @@ func TestCodex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	now := utc("2025-11-28T15:00:00Z") // 10:00 in New York
-	ls := lines(t, "codex-usage-limit.jsonl")
-	for i, want := range []bool{false, false, true, true} {
-		l, ok := CodexLine(ls[i], now, ny)
-		if ok != want {
-			t.Fatalf("line %d: %v", i, ok)
-		}
-		if ok && (l.Kind != KindCodex || !l.ResetsAt.Equal(utc("2025-11-28T20:05:00Z")) || !strings.HasPrefix(l.Message, "You've hit your usage limit.")) {
-			t.Fatalf("line %d: %+v", i, l)
+	// Lines of codex-cli 0.169.0 refused by its usage limit (a stand-in
+	// API answering 429 usage_limit_reached), run with TZ=America/New_York.
+	written := utc("2026-11-26T12:34:00Z")
+	for file, reset := range map[string]string{
+		"codex-usage-limit.jsonl":           "2026-11-26T14:36:00Z", // "try again at 9:36 AM."
+		"codex-usage-limit-other-day.jsonl": "2026-11-29T12:49:00Z", // "try again at Nov 29th, 2026 7:49 AM."
+	} {
+		ls := lines(t, file)
+		for i, want := range []bool{false, false, true, true} {
+			l, ok := CodexLine(ls[i], written, ny)
+			if ok != want {
+				t.Fatalf("%s line %d: %v", file, i, ok)
+			}
+			if ok && (l.Kind != KindCodex || !l.ResetsAt.Equal(utc(reset)) || !strings.HasPrefix(l.Message, "You’ve hit your usage limit.")) {
+				t.Fatalf("%s line %d: %+v", file, i, l)
+			}
 		}
 	}
+	now := utc("2025-11-28T15:00:00Z") // 10:00 in New York
 	for _, tc := range []struct{ text, at string }{
 		{"You've hit your usage limit. Try again at 3:05 PM.", "2025-11-28T20:05:00Z"},
 		{"You’ve hit your usage limit. Try again at 3:05 PM.", "2025-11-28T20:05:00Z"},
@@ -202,6 +210,32 @@ func TestCodex(t *testing.T) {
 		if !ok || !l.ResetsAt.Equal(utc(tc.at)) {
 			t.Fatalf("%q: %v %s, want %s", tc.text, ok, l.ResetsAt.Format(time.RFC3339), tc.at)
 		}
+	}
+}
+
+// Lines of the real CLI (2.1.197, subscription login, a stand-in API
+// answering 429 with the unified headers, TZ=Europe/Paris): the rejected
+// event's reset and the result's words agree; a warning carries the
+// utilization.
+func TestClaudeCLILines(t *testing.T) {
+	written := utc("2026-11-26T12:30:41Z")
+	r := NewReader()
+	ls := lines(t, "claude-session-limit-cli.jsonl")
+	for _, l := range ls {
+		r.Claude(l, written)
+	}
+	l, ok := r.Limit()
+	if !ok || l.Window != FiveHour || !l.ResetsAt.Equal(time.Unix(1795707041, 0)) ||
+		l.Message != "You've hit your session limit · resets 4:30pm (Europe/Paris)" {
+		t.Fatalf("%+v %v", l, ok)
+	}
+	text, ok := ClaudeResult(ls[len(ls)-1], written)
+	if !ok || !text.ResetsAt.Equal(utc("2026-11-26T15:30:00Z")) {
+		t.Fatalf("the words alone: %+v", text)
+	}
+	e, ok := ClaudeEvent(lines(t, "claude-warning-cli.jsonl")[0])
+	if !ok || e.Status != AllowedWarning || e.Window.Utilization != 0.91 || e.Window.Name != FiveHour {
+		t.Fatalf("%+v", e)
 	}
 }
 
