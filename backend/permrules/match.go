@@ -144,24 +144,26 @@ func containsRule(rs []Rule, r Rule) bool {
 
 // matchPart: r allows the simple command p. A rule never approves a write
 // to a file it does not name: an output redirection in p must be among the
-// rule's own words (prefix, exact) or text (wildcard).
+// rule's own (prefix, exact and wildcard rules alike).
 func (r Rule) matchPart(p simpleCommand) bool {
 	switch r.Kind {
 	case KindBashExact:
-		return equalWords(p.words, r.words)
+		return equalWords(p.words, p.ops, r.words, r.ops)
 	case KindBashPrefix:
-		if len(p.words) < len(r.words) || !equalWords(p.words[:len(r.words)], r.words) {
+		n := len(r.words)
+		if len(p.words) < n || !equalWords(p.words[:n], p.ops[:n], r.words, r.ops) {
 			return false
 		}
-		return !writesTo(p.words[len(r.words):])
+		return !hasOutput(p.words[n:], p.ops[n:])
 	case KindBashWildcard:
 		if !wildcard(r.Content).MatchString(p.text) {
 			return false
 		}
-		// The redirections of p, as written, must all be in the rule.
-		for i, w := range p.words {
-			if isOutput(w) && i+1 < len(p.words) && !strings.Contains(r.Content, p.words[i+1]) {
-				return false
+		for i := range p.words {
+			if p.ops[i] && opWrites(p.words[i]) {
+				if i+1 >= len(p.words) || !r.namesOutput(p.words[i], p.words[i+1]) {
+					return false
+				}
 			}
 		}
 		return true
@@ -169,26 +171,32 @@ func (r Rule) matchPart(p simpleCommand) bool {
 	return false
 }
 
-// writesTo: words hold an output redirection to a file.
-func writesTo(words []string) bool {
-	for _, w := range words {
-		if isOutput(w) {
+// namesOutput: the rule itself writes target with op.
+func (r Rule) namesOutput(op, target string) bool {
+	for i := 0; i+1 < len(r.words); i++ {
+		if r.ops[i] && r.words[i] == op && !r.ops[i+1] && r.words[i+1] == target {
 			return true
 		}
 	}
 	return false
 }
 
-func isOutput(w string) bool {
-	return isRedirect(w) && strings.Contains(w, ">")
+// hasOutput: words hold an output redirection.
+func hasOutput(words []string, ops []bool) bool {
+	for i, w := range words {
+		if ops[i] && opWrites(w) {
+			return true
+		}
+	}
+	return false
 }
 
-func equalWords(a, b []string) bool {
+func equalWords(a []string, aops []bool, b []string, bops []bool) bool {
 	if len(a) != len(b) {
 		return false
 	}
 	for i := range a {
-		if a[i] != b[i] {
+		if a[i] != b[i] || aops[i] != bops[i] {
 			return false
 		}
 	}

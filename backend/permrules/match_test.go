@@ -54,6 +54,13 @@ func TestMatchBash(t *testing.T) {
 		{`Bash(echo \*)`, "echo '*'", true},
 		{`Bash(echo a\*)`, "echo abc", false}, // an escaped star is a star
 		{"Bash(echo hi > out.txt)", "echo hi > out.txt", true},
+		{"Bash(echo hi > out.txt)", "echo hi '>' out.txt", false}, // a quoted > is a word
+		{"Bash(rm)", "rm '>' /dev/null", false},                   // not a redirection to drop
+		{"Bash(echo:*)", "echo '>' x", true},                      // prints "> x"
+		{"Bash(cat:*)", "cat <>file", false},                      // <> opens for writing
+		{"Bash(echo *)", "echo hi > o", false},                    // "o" is in the rule's text, not a target it names
+		{"Bash(make * > build.log)", "make all > build.log", true},
+		{"Bash(make * > build.log)", "make all > /etc/x", false},
 		{"Bash(git commit:*)", `git commit -m "fix: a (b)"`, true},
 	} {
 		t.Run(tc.rule+" "+tc.cmd, func(t *testing.T) {
@@ -230,6 +237,8 @@ func TestSplitCommand(t *testing.T) {
 		{"a && b || c; d | e & f |& g", "a | b | c | d | e | f | g", true},
 		{"a 2>&1 >/dev/null", "a", true},
 		{"a > out", "a,>,out", true},
+		{"a '>' /dev/null", "a,>,/dev/null", true},
+		{"a <>f", "a,<>,f", true},
 		{"a &>/dev/null", "a", true},
 		{"a >> log 2> err", "a,>>,log,2>,err", true},
 		{"a \"x\\\"y\"", `a,x"y`, true},

@@ -47,7 +47,8 @@ type Rule struct {
 	Content string // what is in the parentheses, unescaped; "" when none
 	Kind    Kind
 
-	words  []string // Bash exact and prefix: the command's words
+	words  []string // Bash: the command's words (for a wildcard rule, with its stars as they are)
+	ops    []bool   // which of words are redirection operators
 	prefix bool     // Bash: a legacy `prefix:*` rule
 }
 
@@ -288,16 +289,17 @@ func parseBash(r Rule) (Rule, error) {
 	case len(cmds[0].words) == 0:
 		return Rule{}, errorf("the command is empty")
 	}
+	r.words, r.ops = cmds[0].words, cmds[0].ops
 	switch {
 	case r.prefix:
 		if hasUnescapedStar(body) {
 			return Rule{}, errorf("both :* and * in one rule (use Bash(npm run:*) or Bash(npm run *))")
 		}
-		r.Kind, r.words = KindBashPrefix, cmds[0].words
+		r.Kind = KindBashPrefix
 	case hasUnescapedStar(c):
 		r.Kind = KindBashWildcard
 	default:
-		r.Kind, r.words = KindBashExact, cmds[0].words
+		r.Kind = KindBashExact
 	}
 	return r, nil
 }

@@ -2,11 +2,18 @@ package permrules
 
 import "strings"
 
-// A simple command of a Bash tool call: its words (quotes removed) and its
-// text as written (trimmed), which wildcard rules match.
+// A simple command of a Bash tool call: its words (quotes removed), which
+// of them are redirection operators (a quoted ">" is a word, not one), and
+// its text as written (trimmed), which wildcard rules match.
 type simpleCommand struct {
 	words []string
+	ops   []bool
 	text  string
+}
+
+type token struct {
+	s  string
+	op bool
 }
 
 // splitCommand cuts a shell command line into its simple commands at the
@@ -20,7 +27,7 @@ type simpleCommand struct {
 // bare Bash matches it.
 func splitCommand(line string) (cmds []simpleCommand, ok bool) {
 	var (
-		words    []string
+		toks     []token
 		word     strings.Builder
 		inWord   bool
 		start    = 0 // where the current simple command's text starts
@@ -32,7 +39,7 @@ func splitCommand(line string) (cmds []simpleCommand, ok bool) {
 	)
 	endWord = func() {
 		if inWord || quotedAt {
-			words = append(words, word.String())
+			toks = append(toks, token{s: word.String()})
 		}
 		word.Reset()
 		inWord, quotedAt = false, false
@@ -40,11 +47,11 @@ func splitCommand(line string) (cmds []simpleCommand, ok bool) {
 	endCmd = func(end int) {
 		endWord()
 		text := strings.Trim(line[start:end], " \t")
-		words = dropRedirects(words)
+		words, ops := dropRedirects(toks)
 		if len(words) > 0 || text != "" {
-			cmds = append(cmds, simpleCommand{words: words, text: text})
+			cmds = append(cmds, simpleCommand{words: words, ops: ops, text: text})
 		}
-		words = nil
+		toks = nil
 	}
 	for i < n {
 		c := line[i]
@@ -123,9 +130,7 @@ func splitCommand(line string) (cmds []simpleCommand, ok bool) {
 			// &, &&, |, ||, |&; but &> and >& are redirections.
 			if c == '&' && i+1 < n && line[i+1] == '>' {
 				endWord()
-				word.WriteString("&>")
-				inWord = true
-				endWord()
+				toks = append(toks, token{s: "&>", op: true})
 				i += 2
 				continue
 			}
@@ -148,7 +153,7 @@ func splitCommand(line string) (cmds []simpleCommand, ok bool) {
 			}
 			op := string(c)
 			i++
-			if i < n && (line[i] == '>' || c == '>' && line[i] == '|') {
+			if i < n && (line[i] == '>' || c == '>' && line[i] == '|') { // >>, >|, <>
 				op += string(line[i])
 				i++
 			}
@@ -156,9 +161,7 @@ func splitCommand(line string) (cmds []simpleCommand, ok bool) {
 				op += "&"
 				i++
 			}
-			word.WriteString(fd + op)
-			inWord = true
-			endWord()
+			toks = append(toks, token{s: fd + op, op: true})
 		case isBlank(c):
 			endWord()
 			i++
@@ -173,34 +176,28 @@ func splitCommand(line string) (cmds []simpleCommand, ok bool) {
 }
 
 // dropRedirects removes redirections that change nothing a rule names:
-// one descriptor to another (2>&1, >&2) and to /dev/null.
-func dropRedirects(words []string) []string {
-	out := words[:0]
-	for i := 0; i < len(words); i++ {
-		w := words[i]
-		if isRedirect(w) {
+// one descriptor to another (2>&1, >&2) and to /dev/null. It returns the
+// words left and which of them are operators.
+func dropRedirects(toks []token) (words []string, ops []bool) {
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		if t.op && i+1 < len(toks) && !toks[i+1].op {
 			// The operator and its target: "2>&" "1", ">" "/dev/null".
-			if i+1 < len(words) {
-				t := words[i+1]
-				if strings.HasSuffix(w, "&") && (isDigits(t) || t == "-") || t == "/dev/null" {
-					i++
-					continue
-				}
+			target := toks[i+1].s
+			if strings.HasSuffix(t.s, "&") && (isDigits(target) || target == "-") || target == "/dev/null" {
+				i++
+				continue
 			}
 		}
-		out = append(out, w)
+		words = append(words, t.s)
+		ops = append(ops, t.op)
 	}
-	return out
+	return words, ops
 }
 
-func isRedirect(w string) bool {
-	w = strings.TrimLeft(w, "0123456789")
-	switch w {
-	case ">", ">>", ">|", ">&", "<", "<&", "&>", ">>&":
-		return true
-	}
-	return false
-}
+// opWrites: a redirection operator that opens a file for writing (>, >>,
+// >|, <>, &>, 2>, …).
+func opWrites(op string) bool { return strings.Contains(op, ">") }
 
 func isDigits(s string) bool {
 	if s == "" {

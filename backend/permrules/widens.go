@@ -134,7 +134,7 @@ func widensBash(r Rule, g sandbox.Grants, ctx Context) error {
 		return everything
 	}
 	// The rule's fixed words, and whether more may follow.
-	words, open := r.words, r.Kind == KindBashPrefix
+	words, ops, open := r.words, r.ops, r.Kind == KindBashPrefix
 	if r.Kind == KindBashWildcard {
 		lit := r.Content[:firstStar(r.Content)]
 		open = true
@@ -146,15 +146,18 @@ func widensBash(r Rule, g sandbox.Grants, ctx Context) error {
 		if !ok || len(cmds) != 1 {
 			return everything
 		}
-		words = cmds[0].words
+		words, ops = cmds[0].words, cmds[0].ops
 		if !strings.HasSuffix(lit, " ") && len(words) > 0 {
-			words = words[:len(words)-1] // the last word goes on into the wildcard
+			// The last word goes on into the wildcard.
+			words, ops = words[:len(words)-1], ops[:len(ops)-1]
 		}
 		if len(words) == 0 {
 			return everything
 		}
 	}
-	words = skipAssignments(words)
+	for len(words) > 0 && isAssignment(words[0]) && !ops[0] {
+		words, ops = words[1:], ops[1:]
+	}
 	if len(words) == 0 {
 		return everything
 	}
@@ -188,10 +191,19 @@ func widensBash(r Rule, g sandbox.Grants, ctx Context) error {
 			}
 		}
 	}
-	// Output redirections the rule names.
-	for i, w := range words {
-		if isOutput(w) && i+1 < len(words) {
-			if where, out := outside(absPath(words[i+1], ctx), g); out {
+	// Output redirections the rule names (in a wildcard rule, all of them:
+	// its text after the star too).
+	rwords, rops := words, ops
+	if r.Kind == KindBashWildcard {
+		rwords, rops = r.words, r.ops
+	}
+	for i, w := range rwords {
+		if rops[i] && opWrites(w) && i+1 < len(rwords) {
+			target := rwords[i+1]
+			if strings.Contains(target, "*") && r.Kind == KindBashWildcard {
+				return fmt.Errorf("%w: %s writes wherever its wildcard says, also outside the agent's write grants (%s)", ErrWidens, r, writeList(g))
+			}
+			if where, out := outside(absPath(target, ctx), g); out {
 				return fmt.Errorf("%w: %s writes %s, outside the agent's write grants (%s)", ErrWidens, r, where, writeList(g))
 			}
 		}
@@ -202,9 +214,10 @@ func widensBash(r Rule, g sandbox.Grants, ctx Context) error {
 	if open {
 		return fmt.Errorf("%w: %s lets %s write wherever its further arguments say, also outside the agent's write grants (%s)", ErrWidens, r, prog, writeList(g))
 	}
-	for _, a := range args {
-		if strings.HasPrefix(a, "-") && a != "-" || isOutput(a) {
-			continue
+	aops := ops[len(ops)-len(args):] // args end words (also after a wrapper)
+	for i, a := range args {
+		if strings.HasPrefix(a, "-") && a != "-" || aops[i] || i > 0 && aops[i-1] {
+			continue // an option, or a redirection (checked above)
 		}
 		if v, ok := strings.CutPrefix(a, "of="); ok && prog == "dd" {
 			a = v
@@ -231,14 +244,6 @@ func writes(prog string, args []string) bool {
 		}
 	}
 	return false
-}
-
-// skipAssignments drops the NAME=value words before a command.
-func skipAssignments(words []string) []string {
-	for len(words) > 0 && isAssignment(words[0]) {
-		words = words[1:]
-	}
-	return words
 }
 
 func isAssignment(w string) bool {

@@ -108,6 +108,9 @@ func TestWidens(t *testing.T) {
 		{rule: "Bash(sed -n 1p /etc/x)"},
 		{rule: "Bash(echo hi > /etc/x)", says: "writes /etc/x"},
 		{rule: "Bash(echo hi > out.txt)"},
+		{rule: "Bash(echo * > /etc/x)", says: "writes /etc/x"},
+		{rule: "Bash(echo * > *)", says: "writes wherever its wildcard says"},
+		{rule: "Bash(rm '>' /dev/null)", says: "lets rm write /dev/null"}, // a quoted > is an argument
 		{rule: "Bash(ls -la /etc)"},
 		// MCP tools act through their servers.
 		{rule: "mcp__shepherd__start_process"},
