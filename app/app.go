@@ -52,14 +52,14 @@ type App struct {
 	mu         sync.Mutex // guards the fields below, set on start-up and read from other goroutines
 	ctx        context.Context
 	host       *cli.Host   // the embedded engine
-	remote     *api.Remote // or the engine this window is attached to
+	local      *api.Client // its API, called in this process
+	remote     *api.Client // or the API of the engine this window is attached to
 	remoteInfo api.EngineInfo
 	remotePID  int
 	stopRemote context.CancelFunc
 	lost       string // why the attached engine is gone ("" while it answers)
 	engineErr  error
 	follow     *logfollow.Hub
-	selected   string
 }
 
 // New returns an App ready to be bound; version is what Version reports.
@@ -110,12 +110,6 @@ func (a *App) logger() zerolog.Logger {
 		return a.host.Logger
 	}
 	return zerolog.Nop()
-}
-
-func (a *App) selectedProject() string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.selected
 }
 
 // OnBeforeClose is the hook for options.App.OnBeforeClose. Closing the

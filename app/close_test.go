@@ -30,28 +30,24 @@ func TestClosedWindowStillSupervises(t *testing.T) {
 		t.Fatalf("build the fake Claude: %v\n%s", err, out)
 	}
 	dir := t.TempDir()
-	p, err := a.Projects.Add(dir, "night")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, _ := a.Settings.Get(p.ID)
-	s.StaleCheckIntervalSec, s.StaleThresholdSec = 1, 1
-	if _, err := a.Settings.Put(p.ID, s); err != nil {
+	p := addProject(t, a, dir, "night")
+	if err := call(a, "putSettings", map[string]any{"project": p.ID}, map[string]int{"staleCheckIntervalSec": 1, "staleThresholdSec": 1}, nil); err != nil {
 		t.Fatal(err)
 	}
 	rf := filepath.Join(t.TempDir(), "runs")
-	if _, err := a.Agents.Create(p.ID, supervisor.AgentSpec{ID: "hung", Command: bin, Profile: store.ProfileClaudeJSON,
+	if err := call(a, "createAgent", map[string]any{"project": p.ID}, supervisor.AgentSpec{ID: "hung", Command: bin, Profile: store.ProfileClaudeJSON,
 		Args:       []string{"-p", "--verbose", "--output-format", "stream-json", "fix it"},
 		ResumeArgs: []string{"-p", "--verbose", "--output-format", "stream-json", "--resume", "{sessionId}", "--", "continue"},
 		Env:        map[string]string{"FAKE_CLAUDE_MODE": "silent", "FAKE_CLAUDE_RESUME_MODE": "success", "FAKE_CLAUDE_RECORD": rf},
-		GraceSec:   1}); err != nil {
+		GraceSec:   1}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Agents.Start(p.ID, "hung"); err != nil {
+	if err := call(a, "startAgent", agentParams(p.ID, "hung"), nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "the hung agent resumed and completed", func() bool {
-		r, err := a.Agents.Get(p.ID, "hung")
+		var r store.Record
+		err := call(a, "getAgent", agentParams(p.ID, "hung"), nil, &r)
 		return err == nil && r.Status == "completed" && r.AutoResumeCount == 1
 	})
 	eventually(t, "a notification", func() bool { return rec.count("notify") > 0 })

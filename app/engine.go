@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
+	"strconv"
 	"time"
 
 	"shepherd/backend/api"
@@ -17,10 +17,11 @@ import (
 	"shepherd/backend/supervisor"
 )
 
-// The window talks to one engine through one interface, api.Engine, with two
-// implementations: the engine it embeds (the usual case), or — when another
-// engine already owns the data folder (`shepherd serve`, another window) —
-// that engine over its HTTP API, with its events through GET /v1/events.
+// The window talks to one engine through its API (api.Client): the engine it
+// started or found (the usual case: `shepherd serve`, another window, or
+// the shepherd-engine it started), over HTTP with its events through GET
+// /v1/events; or, without an engine binary, the engine it embeds, whose API
+// handler it calls in this process.
 
 // Engine states the window shows.
 const (
@@ -113,6 +114,9 @@ func (a *App) embedEngine() {
 	}
 	a.mu.Lock()
 	a.host, a.engineErr = h, err
+	if h != nil {
+		a.local = api.NewInProcess(api.New(h.Engine, h.Info.Token, api.Options{Version: cli.Version, Bus: h.Bus}), h.Info.Token)
+	}
 	a.mu.Unlock()
 	a.emit(EventEngineStatus, a.status())
 }
@@ -123,16 +127,16 @@ func (a *App) attach() error {
 	if err != nil {
 		return err
 	}
-	r := api.NewRemote(info)
+	r := api.NewClient(info)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	st, err := r.Status(ctx)
+	st, err := api.Call(ctx, r, api.GetEngine, api.NoInput{})
 	cancel()
 	if err != nil {
 		return err
 	}
 	sctx, stop := context.WithCancel(context.Background())
 	a.mu.Lock()
-	a.remote, a.remoteInfo, a.remotePID, a.engineErr = r, info, st.PID, nil
+	a.remote, a.remoteInfo, a.remotePID, a.engineErr = r, info, st.Body.PID, nil
 	a.stopRemote = stop
 	a.mu.Unlock()
 	go a.followRemote(sctx, r)
@@ -142,10 +146,14 @@ func (a *App) attach() error {
 
 // followRemote passes the attached engine's events on to the window, until
 // the window detaches or the engine goes away (then the window says so).
-func (a *App) followRemote(ctx context.Context, r *api.Remote) {
+func (a *App) followRemote(ctx context.Context, r *api.Client) {
 	var last uint64
 	for ctx.Err() == nil {
-		err := r.Client().Stream(ctx, "reveal=true", last, func(ev api.StreamEvent) error {
+		in := api.StreamIn{}
+		if last > 0 {
+			in.LastEventID = strconv.FormatUint(last, 10)
+		}
+		err := r.Stream(ctx, in, func(ev api.StreamEvent) error {
 			if ev.ID > 0 {
 				last = ev.ID
 			}
@@ -170,12 +178,12 @@ func (a *App) followRemote(ctx context.Context, r *api.Remote) {
 			}
 			a.emit(ev.Name, json.RawMessage(ev.Data))
 			return nil
-		})
+		}, api.Reveal(true))
 		if ctx.Err() != nil {
 			return
 		}
 		sctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		_, serr := r.Status(sctx)
+		_, serr := api.Call(sctx, r, api.GetEngine, api.NoInput{})
 		cancel()
 		if serr != nil {
 			a.mu.Lock()
@@ -234,7 +242,7 @@ func OnShutdown(a *App) func(context.Context) {
 		a.shuttingDown.Store(true)
 		a.mu.Lock()
 		h, hub, stop, r, lost := a.host, a.follow, a.stopRemote, a.remote, a.lost
-		a.host, a.follow, a.remote, a.stopRemote = nil, nil, nil, nil
+		a.host, a.local, a.follow, a.remote, a.stopRemote = nil, nil, nil, nil, nil
 		a.mu.Unlock()
 		if stop != nil {
 			stop()
@@ -244,7 +252,7 @@ func OnShutdown(a *App) func(context.Context) {
 		// unless that engine is what asked.
 		if r != nil && lost == "" && a.quitting.Load() && !a.engineQuit.Load() {
 			ctx, cancel := context.WithTimeout(context.Background(), engineQuitTimeout)
-			if _, err := r.Client().JSON(ctx, http.MethodPost, "/v1/engine/quit", nil, nil); err != nil {
+			if _, err := api.Call(ctx, r, api.QuitEngine, api.NoInput{}); err != nil {
 				l := a.logger()
 				l.Warn().Err(err).Msg("quit: the engine did not answer; it keeps running")
 			}
@@ -267,8 +275,10 @@ func (a *App) Engine() (EngineStatus, error) {
 	if st.State == EngineNone {
 		return st, errors.New(st.Message)
 	}
-	if eng, err := a.engine(); err == nil {
-		st.Alerts = eng.Alerts()
+	if c, err := a.client(); err == nil {
+		if e, err := api.Call(context.Background(), c, api.GetEngine, api.NoInput{}); err == nil {
+			st.Alerts = e.Body.Alerts
+		}
 	}
 	return st, nil
 }
@@ -289,13 +299,14 @@ func (a *App) status() EngineStatus {
 	return EngineStatus{State: EngineNone, Message: "the engine is not running"}
 }
 
-// engine is the engine the window talks to, or why there is none.
-func (a *App) engine() (api.Engine, error) {
+// client is the API of the engine the window talks to, or why there is
+// none.
+func (a *App) client() (*api.Client, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	switch {
 	case a.host != nil:
-		return a.host.Engine, nil
+		return a.local, nil
 	case a.remote != nil && a.lost != "":
 		return nil, errors.New(a.lost)
 	case a.remote != nil:

@@ -169,9 +169,7 @@ func TestWindowStartsEngineAndQuitsTogether(t *testing.T) {
 	}
 	engine := st.PID
 	t.Cleanup(func() { _ = syscall.Kill(engine, syscall.SIGKILL) })
-	if _, err := p.a.Projects.Add(t.TempDir(), "p"); err != nil {
-		t.Fatal(err)
-	}
+	addProject(t, p.a, t.TempDir(), "p")
 
 	// A second window finds that engine; `shepherd quit` closes it.
 	q := newQuitProbe(t)

@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,10 +15,12 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"shepherd/backend/api"
 	"shepherd/backend/logfollow"
 	"shepherd/backend/notify"
 	"shepherd/backend/procid"
 	"shepherd/backend/shim"
+	"shepherd/backend/store"
 	"shepherd/backend/supervisor"
 )
 
@@ -118,25 +122,69 @@ func eventually(t *testing.T, what string, ok func() bool) {
 	}
 }
 
-// The bound services drive the embedded engine: add a project, create and
-// start an agent, follow its log as pushed batches, stop it, remove it.
-func TestServicesDriveTheEngine(t *testing.T) {
-	a, rec := startApp(t)
-	dir := t.TempDir()
-	p, err := a.Projects.Add(dir, "demo")
-	if err != nil || p.Name != "demo" {
-		t.Fatalf("Add = %+v, %v", p, err)
+// call is what the frontend does: an operation by its id, its parameters by
+// name and its body (as the frontend sends it: JSON text, "" for none); out
+// gets the answer.
+func call(a *App, id string, params map[string]any, body, out any) error {
+	b := ""
+	if body != nil {
+		j, err := json.Marshal(body)
+		if err != nil {
+			return err
+		}
+		b = string(j)
 	}
-	if _, err := a.Projects.Select(p.ID); err != nil {
+	got, err := a.Call(id, params, b)
+	if err != nil {
+		return err
+	}
+	if out == nil {
+		return nil
+	}
+	j, err := json.Marshal(got)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(j, out)
+}
+
+func addProject(t *testing.T, a *App, dir, name string) store.Project {
+	t.Helper()
+	var p store.Project
+	if err := call(a, "addProject", nil, map[string]string{"path": dir, "name": name}, &p); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Agents.Create(p.ID, supervisor.AgentSpec{ID: "bad", Command: " "}); err == nil ||
-		!strings.Contains(err.Error(), "command is empty") {
-		t.Fatalf("Create with no command: %v", err)
+	return p
+}
+
+func agentParams(p, id string) map[string]any { return map[string]any{"project": p, "agent": id} }
+
+// The window's one call drives the embedded engine through its API: add a
+// project, create and start an agent, follow its log as pushed batches,
+// stop it, remove it; a refusal comes back as the API's error.
+func TestCallDrivesTheEngine(t *testing.T) {
+	a, rec := startApp(t)
+	dir := t.TempDir()
+	p := addProject(t, a, dir, "demo")
+	if p.Name != "demo" {
+		t.Fatalf("Add = %+v", p)
+	}
+	if err := call(a, "selectProject", map[string]any{"project": p.ID}, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	err := call(a, "createAgent", map[string]any{"project": p.ID}, supervisor.AgentSpec{ID: "bad", Command: " "}, nil)
+	var ce *CallError
+	if !errors.As(err, &ce) || ce.Status != 400 || ce.Name != "ValidationError" || !strings.Contains(ce.Message, "command is empty") {
+		t.Fatalf("create with no command: %v", err)
+	}
+	var fromJS map[string]any // what the frontend parses out of the rejection
+	if json.Unmarshal([]byte(err.Error()), &fromJS) != nil || fromJS["error"] != "ValidationError" {
+		t.Fatalf("the rejection's text is not the error's JSON: %q", err)
 	}
 	spec := supervisor.AgentSpec{ID: "talker", Command: "sh",
-		Args: []string{"-c", "echo first; sleep 0.3; echo second; exec sleep 30"}, GraceSec: 1}
-	if _, err := a.Agents.Create(p.ID, spec); err != nil {
+		Args: []string{"-c", "echo first; sleep 0.3; echo second; exec sleep 30"}, GraceSec: 1,
+		Env: map[string]string{"API_TOKEN": "s3cret"}}
+	if err := call(a, "createAgent", map[string]any{"project": p.ID}, spec, nil); err != nil {
 		t.Fatal(err)
 	}
 	chunk, err := a.Logs.Tail(p.ID, "talker", 10)
@@ -146,45 +194,60 @@ func TestServicesDriveTheEngine(t *testing.T) {
 	if err := a.Logs.Follow(p.ID, "talker", chunk.Offset); err != nil {
 		t.Fatal(err)
 	}
-	r, err := a.Agents.Start(p.ID, "talker")
-	if err != nil || r.Status != "running" {
+	var r store.Record
+	if err := call(a, "startAgent", agentParams(p.ID, "talker"), nil, &r); err != nil || r.Status != "running" {
 		t.Fatalf("Start = %+v, %v", r, err)
+	}
+	if r.Env["API_TOKEN"] != "s3cret" {
+		t.Fatalf("the window gets secret values as they are (it masks them itself): %v", r.Env)
 	}
 	eventually(t, "both log lines pushed", func() bool {
 		l := rec.logLines()
 		return len(l) == 2 && l[0] == "first" && l[1] == "second"
 	})
-	list, err := a.Projects.List()
-	if err != nil || len(list) != 1 || list[0].Running != 1 || !list[0].Loaded {
+	var list []supervisor.ProjectView
+	if err := call(a, "listProjects", nil, nil, &list); err != nil || len(list) != 1 || list[0].Running != 1 || !list[0].Loaded {
 		t.Fatalf("List = %+v, %v", list, err)
 	}
-	r, err = a.Agents.Stop(p.ID, "talker", 1)
-	if err != nil || r.Status != "stopped" {
+	if err := call(a, "stopAgent", agentParams(p.ID, "talker"), api.StopInput{GraceSec: store.Ptr(1)}, &r); err != nil || r.Status != "stopped" {
 		t.Fatalf("Stop = %+v, %v", r, err)
 	}
 	if rec.count("agent:state") < 3 {
 		t.Fatalf("agent:state pushed %d times", rec.count("agent:state"))
 	}
-	evs, err := a.Agents.Events(p.ID, "talker", 100)
-	if err != nil || len(evs) < 3 || evs[0].Event != "created" {
+	var evs []store.Event // NDJSON, as an array
+	if err := call(a, "listEvents", map[string]any{"project": p.ID, "agent": "talker", "limit": float64(100)}, nil, &evs); err != nil ||
+		len(evs) < 3 || evs[0].Event != "created" {
 		t.Fatalf("Events = %+v, %v", evs, err)
 	}
 	a.Logs.Unfollow(p.ID, "talker")
-	if err := a.Agents.Remove(p.ID, "talker", false, true); err != nil {
+	remove := agentParams(p.ID, "talker")
+	remove["deleteLog"] = true
+	if err := call(a, "removeAgent", remove, nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	if l, _ := a.Agents.List(p.ID); len(l) != 0 {
-		t.Fatalf("agents after remove: %d", len(l))
+	var l []store.Record
+	if err := call(a, "listAgents", map[string]any{"project": p.ID}, nil, &l); err != nil || len(l) != 0 {
+		t.Fatalf("agents after remove: %d, %v", len(l), err)
+	}
+	if err := call(a, "listAgents", map[string]any{"project": p.ID, "colour": "red"}, nil, nil); err == nil ||
+		!strings.Contains(err.Error(), `no parameter \"colour\"`) {
+		t.Fatalf("an unknown parameter: %v", err)
+	}
+	if err := call(a, "noSuchOperation", nil, nil, nil); err == nil {
+		t.Fatal("an unknown operation was called")
 	}
 }
 
-func TestServicesWithoutEngine(t *testing.T) {
+func TestCallWithoutEngine(t *testing.T) {
 	a := New("test")
-	if _, err := a.Projects.List(); err == nil {
-		t.Fatal("List without an engine succeeded")
+	err := call(a, "listProjects", nil, nil, nil)
+	var ce *CallError
+	if !errors.As(err, &ce) || ce.Name != "EngineUnavailable" || ce.Message != "the engine is not running" {
+		t.Fatalf("listProjects without an engine: %v", err)
 	}
-	if _, err := a.Agents.Start("p", "a"); err == nil {
-		t.Fatal("Start without an engine succeeded")
+	if err := call(a, "startAgent", agentParams("p", "a"), nil, nil); err == nil {
+		t.Fatal("startAgent without an engine succeeded")
 	}
 }
 
@@ -216,15 +279,12 @@ func TestNotificationsReachTheDesktop(t *testing.T) {
 	a, rec := startApp(t)
 	got := make(chan notify.Notification, 8)
 	a.native = notify.Func(func(n notify.Notification) { got <- n })
-	p, err := a.Projects.Add(t.TempDir(), "n")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := addProject(t, a, t.TempDir(), "n")
 	fail := func(id string) {
-		if _, err := a.Agents.Create(p.ID, supervisor.AgentSpec{ID: id, Command: "/bin/sh", Args: []string{"-c", "exit 3"}}); err != nil {
+		if err := call(a, "createAgent", map[string]any{"project": p.ID}, supervisor.AgentSpec{ID: id, Command: "/bin/sh", Args: []string{"-c", "exit 3"}}, nil); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := a.Agents.Start(p.ID, id); err != nil {
+		if err := call(a, "startAgent", agentParams(p.ID, id), nil, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -237,9 +297,7 @@ func TestNotificationsReachTheDesktop(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("no native notification of the failure")
 	}
-	s, _ := a.Settings.Get(p.ID)
-	s.NotifyNative = false
-	if _, err := a.Settings.Put(p.ID, s); err != nil {
+	if err := call(a, "putSettings", map[string]any{"project": p.ID}, map[string]any{"notifyNative": false}, nil); err != nil {
 		t.Fatal(err)
 	}
 	fail("b")
@@ -266,15 +324,12 @@ func TestStopAgentsOnQuit(t *testing.T) {
 			if got, _ := a.Settings.GetPrefs(); got.StopAgentsOnQuit != stop {
 				t.Fatalf("GetPrefs = %+v", got)
 			}
-			p, err := a.Projects.Add(t.TempDir(), "")
-			if err != nil {
+			p := addProject(t, a, t.TempDir(), "")
+			if err := call(a, "createAgent", map[string]any{"project": p.ID}, supervisor.AgentSpec{ID: "sleeper", Command: "sleep", Args: []string{"30"}, GraceSec: 1}, nil); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := a.Agents.Create(p.ID, supervisor.AgentSpec{ID: "sleeper", Command: "sleep", Args: []string{"30"}, GraceSec: 1}); err != nil {
-				t.Fatal(err)
-			}
-			r, err := a.Agents.Start(p.ID, "sleeper")
-			if err != nil {
+			var r store.Record
+			if err := call(a, "startAgent", agentParams(p.ID, "sleeper"), nil, &r); err != nil {
 				t.Fatal(err)
 			}
 			pid, shim := r.PID, r.ShimPID
@@ -320,23 +375,21 @@ func TestLookPath(t *testing.T) {
 // reads today's cost from it).
 func TestProjectListCarriesCost(t *testing.T) {
 	a, _ := startApp(t)
-	p, err := a.Projects.Add(t.TempDir(), "costly")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := addProject(t, a, t.TempDir(), "costly")
 	line := `{"type":"result","subtype":"success","is_error":false,"duration_ms":900,"num_turns":2,` +
 		`"total_cost_usd":0.25,"session_id":"3f2a9c4e-8b1d-4e6f-a2c7-5d9e0f1b3a71","result":"done",` +
 		`"usage":{"input_tokens":10,"cache_read_input_tokens":5,"output_tokens":7}}`
 	spec := supervisor.AgentSpec{ID: "paid", Command: "sh", Profile: "claude-stream-json",
 		Args: []string{"-c", "echo '" + line + "'"}, GraceSec: 1}
-	if _, err := a.Agents.Create(p.ID, spec); err != nil {
+	if err := call(a, "createAgent", map[string]any{"project": p.ID}, spec, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Agents.Start(p.ID, "paid"); err != nil {
+	if err := call(a, "startAgent", agentParams(p.ID, "paid"), nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "the run's cost in the project list", func() bool {
-		list, err := a.Projects.List()
+		var list []supervisor.ProjectView
+		err := call(a, "listProjects", nil, nil, &list)
 		return err == nil && len(list) == 1 && list[0].Totals != nil && list[0].Totals.CostUSD != nil &&
 			*list[0].Totals.CostUSD == 0.25 && list[0].CostToday == 0.25
 	})
@@ -346,28 +399,26 @@ func TestProjectListCarriesCost(t *testing.T) {
 // until it is acknowledged.
 func TestProjectListCountsAttention(t *testing.T) {
 	a, _ := startApp(t)
-	p, err := a.Projects.Add(t.TempDir(), "demo")
-	if err != nil {
+	p := addProject(t, a, t.TempDir(), "demo")
+	if err := call(a, "selectProject", map[string]any{"project": p.ID}, nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Projects.Select(p.ID); err != nil {
+	if err := call(a, "createAgent", map[string]any{"project": p.ID}, supervisor.AgentSpec{ID: "bad", Command: "sh", Args: []string{"-c", "exit 3"}}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Agents.Create(p.ID, supervisor.AgentSpec{ID: "bad", Command: "sh", Args: []string{"-c", "exit 3"}}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := a.Agents.Start(p.ID, "bad"); err != nil {
+	if err := call(a, "startAgent", agentParams(p.ID, "bad"), nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	count := func() int {
-		list, err := a.Projects.List()
+		var list []supervisor.ProjectView
+		err := call(a, "listProjects", nil, nil, &list)
 		if err != nil || len(list) != 1 {
 			t.Fatalf("List = %+v, %v", list, err)
 		}
 		return list[0].Attention
 	}
 	eventually(t, "the failure counted", func() bool { return count() == 1 })
-	if _, err := a.Agents.Ack(p.ID, "bad"); err != nil {
+	if err := call(a, "ackAgent", agentParams(p.ID, "bad"), nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	if n := count(); n != 0 {

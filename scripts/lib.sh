@@ -12,8 +12,10 @@ BUILD_DEBS=(libgtk-3-dev libwebkit2gtk-4.1-dev pkg-config build-essential xvfb x
 # measures a screenshot (imagemagick); dbus-launch (dbus-x11) lets the
 # notification test prove that no stray dbus-daemon is started without a
 # session bus (without it the library cannot start one, and the test would
-# prove nothing); the quit check presses Ctrl+Q in the window (xdotool).
-TEST_DEBS=(chromium x11-utils imagemagick dbus-x11 xdotool)
+# prove nothing); the quit check presses Ctrl+Q in the window (xdotool); the
+# CLI's completion scripts are loaded and driven in bash (with
+# bash-completion), zsh and fish (about 7 MB).
+TEST_DEBS=(chromium x11-utils imagemagick dbus-x11 xdotool bash-completion zsh fish)
 
 log() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }

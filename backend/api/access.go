@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/danielgtaylor/huma/v2"
+
 	"shepherd/backend/store"
 	"shepherd/backend/supervisor"
 )
@@ -16,7 +18,8 @@ import (
 // environment variable: the user's token (engine.json, which no sandbox can
 // read) is the user, who may do everything; an agent's own credential (given
 // to its run only, see supervisor/identity.go) is that agent, which may act
-// only on what it created and their descendants, in its own project.
+// only where its operation's access rule (Op.Access) lets it: on what it
+// created and their descendants, in its own project.
 
 // Caller is who a request comes from.
 type Caller struct {
@@ -24,19 +27,18 @@ type Caller struct {
 	Agent *supervisor.AgentRef // an agent's credential
 }
 
-// Whoami is the answer of GET /v1/whoami.
-type Whoami struct {
-	User      bool   `json:"user"`
-	ProjectID string `json:"projectId,omitempty"`
-	AgentID   string `json:"agentId,omitempty"`
-}
-
 type callerKey struct{}
 
 // CallerOf is the caller of an authorised request.
-func CallerOf(r *http.Request) Caller {
-	c, _ := r.Context().Value(callerKey{}).(Caller)
+func CallerOf(r *http.Request) Caller { return callerIn(r.Context()) }
+
+func callerIn(ctx context.Context) Caller {
+	c, _ := ctx.Value(callerKey{}).(Caller)
 	return c
+}
+
+func withCaller(ctx context.Context, c Caller) context.Context {
+	return context.WithValue(ctx, callerKey{}, c)
 }
 
 // identify maps the request's bearer credential to its caller.
@@ -57,88 +59,66 @@ func (h *handler) identify(r *http.Request) (Caller, bool) {
 	return Caller{}, false
 }
 
-// agentScope is how a route checks an agent caller's target.
-type agentScope int
-
-const (
-	scopeAny       agentScope = iota + 1 // nothing to check (engine status, whoami)
-	scopeProject                         // the caller's own project
-	scopeOwned                           // an agent the caller created (or one of theirs)
-	scopeOwnedSelf                       // the same, or the caller itself (reads)
-)
-
-// agentRoutes are the routes an agent's credential may use; every other
-// one is the user's alone.
-var agentRoutes = map[string]agentScope{
-	"GET /v1/engine":                                     scopeAny,
-	"GET /v1/whoami":                                     scopeAny,
-	"POST /v1/hooks/claude":                              scopeAny, // the caller's own hooks
-	"GET /v1/projects":                                   scopeAny, // filtered to its project
-	"GET /v1/engine/processes":                           scopeAny, // filtered
-	"GET /v1/engine/processes/{project}/{agent}":         scopeOwnedSelf,
-	"GET /v1/projects/{project}":                         scopeProject,
-	"GET /v1/projects/{project}/agents":                  scopeProject, // filtered
-	"POST /v1/projects/{project}/agents":                 scopeProject,
-	"GET /v1/projects/{project}/agents/{agent}":          scopeOwnedSelf,
-	"GET /v1/projects/{project}/agents/{agent}/log":      scopeOwnedSelf,
-	"GET /v1/projects/{project}/agents/{agent}/stats":    scopeOwnedSelf,
-	"DELETE /v1/projects/{project}/agents/{agent}":       scopeOwned,
-	"PUT /v1/projects/{project}/agents/{agent}":          scopeOwned,
-	"POST /v1/projects/{project}/agents/{agent}/start":   scopeOwned,
-	"POST /v1/projects/{project}/agents/{agent}/stop":    scopeOwned,
-	"POST /v1/projects/{project}/agents/{agent}/resume":  scopeOwned,
-	"POST /v1/projects/{project}/agents/{agent}/pause":   scopeOwned,
-	"POST /v1/projects/{project}/agents/{agent}/unpause": scopeOwned,
-}
-
-// allow checks an agent caller against the route; it writes the refusal
-// and returns false when the agent may not. Another agent's or the user's
-// agent reads as not found: an agent learns nothing of what is not its own.
-func (h *handler) allow(w http.ResponseWriter, r *http.Request, pattern string, c Caller) bool {
+// accessCheck lets an agent's request through only where its operation's
+// access rule allows, before anything of the request is read. Another
+// agent's or the user's agent reads as not found: an agent learns nothing
+// of what is not its own.
+func (h *handler) accessCheck(ctx huma.Context, next func(huma.Context)) {
+	c := callerIn(ctx.Context())
 	if c.User {
-		return true
+		next(ctx)
+		return
 	}
-	me := *c.Agent
-	scope, ok := agentRoutes[pattern]
-	if !ok {
-		writeError(w, http.StatusForbidden, supervisor.KindName(supervisor.ErrPermissionDenied),
-			fmt.Sprintf("agent '%s' cannot %s %s: only the user can (an agent's credential acts on the agents it created)", me.AgentID, r.Method, r.URL.Path))
-		return false
-	}
-	p, a := r.PathValue("project"), r.PathValue("agent")
-	if scope != scopeAny && p != me.ProjectID {
-		writeError(w, http.StatusNotFound, supervisor.KindName(supervisor.ErrProjectNotFound),
-			fmt.Sprintf("Project '%s' not found", p))
-		return false
-	}
-	if scope == scopeOwned || scope == scopeOwnedSelf {
-		target := supervisor.AgentRef{ProjectID: p, AgentID: a}
-		if a == me.AgentID && scope == scopeOwnedSelf {
-			return true
+	op := ctx.Operation()
+	rule, _ := op.Extensions[AccessExtension].(string)
+	if err := h.allow(Access(rule), op, c, ctx.Param("project"), ctx.Param("agent")); err != nil {
+		r, w := unwrap(ctx)
+		if err.Message == "" {
+			err.Message = fmt.Sprintf("agent '%s' cannot %s %s: only the user can (an agent's credential acts on the agents it created)",
+				c.Agent.AgentID, r.Method, r.URL.Path)
 		}
-		if !h.ids.Owns(me, target) {
-			if a == me.AgentID {
-				writeError(w, http.StatusForbidden, supervisor.KindName(supervisor.ErrPermissionDenied),
-					fmt.Sprintf("agent '%s' cannot %s itself: only the user can", me.AgentID, verbOf(pattern)))
-				return false
-			}
-			writeError(w, http.StatusNotFound, supervisor.KindName(supervisor.ErrNotFound),
-				fmt.Sprintf("Process '%s' not found", a))
-			return false
-		}
+		writeError(w, err.status, err.Name, err.Message)
+		return
 	}
-	return true
+	next(ctx)
 }
 
-func verbOf(pattern string) string {
-	switch {
-	case strings.HasPrefix(pattern, "DELETE"):
+// allow checks an agent caller against an operation's rule.
+func (h *handler) allow(rule Access, op *huma.Operation, c Caller, p, a string) *apiError {
+	me := *c.Agent
+	switch rule {
+	case AnyCaller:
+		return nil
+	case InProject, Owned, OwnedOrSelf:
+	default:
+		return problem(http.StatusForbidden, supervisor.KindName(supervisor.ErrPermissionDenied), "")
+	}
+	if p != me.ProjectID {
+		return problem(http.StatusNotFound, supervisor.KindName(supervisor.ErrProjectNotFound), fmt.Sprintf("Project '%s' not found", p))
+	}
+	if rule == InProject || (rule == OwnedOrSelf && a == me.AgentID) {
+		return nil
+	}
+	if h.ids.Owns(me, supervisor.AgentRef{ProjectID: p, AgentID: a}) {
+		return nil
+	}
+	if a == me.AgentID {
+		return problem(http.StatusForbidden, supervisor.KindName(supervisor.ErrPermissionDenied),
+			fmt.Sprintf("agent '%s' cannot %s itself: only the user can", me.AgentID, verbOf(op)))
+	}
+	return problem(http.StatusNotFound, supervisor.KindName(supervisor.ErrNotFound), fmt.Sprintf("Process '%s' not found", a))
+}
+
+// verbOf is what an operation does to an agent, in a refusal's words.
+func verbOf(op *huma.Operation) string {
+	switch op.Method {
+	case http.MethodDelete:
 		return "remove"
-	case strings.HasPrefix(pattern, "PUT"):
+	case http.MethodPut:
 		return "edit"
 	}
-	if i := strings.LastIndexByte(pattern, '/'); i >= 0 {
-		return pattern[i+1:]
+	if i := strings.LastIndexByte(op.Path, '/'); i >= 0 {
+		return op.Path[i+1:]
 	}
 	return "act on"
 }
@@ -160,17 +140,4 @@ func (h *handler) visible(c Caller, recs []*store.Record) []*store.Record {
 		}
 	}
 	return out
-}
-
-func (h *handler) whoami(w http.ResponseWriter, r *http.Request) {
-	c := CallerOf(r)
-	if c.User {
-		writeJSON(w, http.StatusOK, Whoami{User: true})
-		return
-	}
-	writeJSON(w, http.StatusOK, Whoami{ProjectID: c.Agent.ProjectID, AgentID: c.Agent.AgentID})
-}
-
-func withCaller(ctx context.Context, c Caller) context.Context {
-	return context.WithValue(ctx, callerKey{}, c)
 }

@@ -451,3 +451,34 @@ func mustJSON(t *testing.T, w *httptest.ResponseRecorder, status int, out any) {
 		t.Fatalf("answer is not the expected JSON: %v: %s", err, w.Body)
 	}
 }
+
+// runsFake is an engine that knows its agents' runs.
+type runsFake struct{ *fakeEngine }
+
+func (f runsFake) Runs(projectID, agentID string) ([]supervisor.Run, error) {
+	if err := f.call("Runs"); err != nil {
+		return nil, err
+	}
+	code := 3
+	return []supervisor.Run{{N: 1, Reason: "start", End: "failed", ExitCode: &code}}, nil
+}
+
+// GET …/runs answers the engine's runs of the agent, with its errors; an
+// engine without runs answers as if there were no such endpoint.
+func TestListRuns(t *testing.T) {
+	f := runsFake{newFake(t.TempDir())}
+	h := api.New(f, token, api.Options{Version: "test"})
+	var runs []supervisor.Run
+	mustJSON(t, do(t, h, "GET", "/v1/projects/p1/agents/a1/runs", ""), 200, &runs)
+	if len(runs) != 1 || runs[0].N != 1 || *runs[0].ExitCode != 3 || !f.called("Runs") {
+		t.Fatalf("runs = %+v", runs)
+	}
+	f.err = &supervisor.Error{Kind: supervisor.ErrNotFound, Message: "Process 'a1' not found"}
+	if w := do(t, h, "GET", "/v1/projects/p1/agents/a1/runs", ""); w.Code != 404 || errorBody(t, w).Error != "ProcessNotFound" {
+		t.Fatalf("unknown agent: %d %s", w.Code, w.Body)
+	}
+	plain, _ := newHandler(t)
+	if w := do(t, plain, "GET", "/v1/projects/p1/agents/a1/runs", ""); w.Code != 404 || errorBody(t, w).Error != "NotFound" {
+		t.Fatalf("an engine without runs: %d %s", w.Code, w.Body)
+	}
+}

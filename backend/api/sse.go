@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 )
@@ -62,24 +63,16 @@ func ReadSSE(r io.Reader, max int, fn func(StreamEvent) error) error {
 	return io.EOF
 }
 
-// Stream opens GET /v1/events with query (e.g. "project=p&follow=p/a")
-// from after the event id lastID (0: from now) and calls fn for each event
-// until ctx ends, the engine goes away (an error wrapping ErrUnreachable or
-// io.EOF) or fn returns an error.
-func (c *Client) Stream(ctx context.Context, query string, lastID uint64, fn func(StreamEvent) error) error {
-	u := c.BaseURL + "/v1/events"
-	if query != "" {
-		u += "?" + query
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+// Stream opens the event stream (StreamEvents) as in asks — one project's,
+// an agent's log lines too, from after the event id in.LastEventID — and
+// calls fn for each event until ctx ends, the engine goes away (an error
+// wrapping ErrUnreachable or io.EOF) or fn returns an error.
+func (c *Client) Stream(ctx context.Context, in StreamIn, fn func(StreamEvent) error, opts ...CallOption) error {
+	req, err := c.request(ctx, StreamEvents.inf, reflect.ValueOf(in), opts)
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Authorization", "Bearer "+c.Token)
 	req.Header.Set("Accept", "text/event-stream")
-	if lastID > 0 {
-		req.Header.Set("Last-Event-ID", strconv.FormatUint(lastID, 10))
-	}
 	resp, err := c.HTTP.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {

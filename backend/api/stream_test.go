@@ -38,7 +38,7 @@ func TestStalledStreamClientIsDropped(t *testing.T) {
 	hello := make(chan struct{})
 	read := make(chan struct{}, 1000) // one per event the reading client got
 	const n = 300
-	go c.Stream(ctx, "", 0, func(ev api.StreamEvent) error {
+	go c.Stream(ctx, api.StreamIn{}, func(ev api.StreamEvent) error {
 		if ev.Name == "hello" {
 			close(hello)
 			return nil

@@ -135,50 +135,54 @@ func TestWorktreeEndpoints(t *testing.T) {
 	}
 }
 
-// Over the API, a remote engine's worktree calls come back as the same
+// Over the API, the typed client's worktree calls come back as the same
 // values and error kinds.
-func TestRemoteWorktrees(t *testing.T) {
+func TestClientWorktrees(t *testing.T) {
 	f := &wtFake{fakeEngine: newFake(t.TempDir())}
-	r := remoteOver(t, api.New(f, token, api.Options{Version: "test"}))
-	d, err := r.AgentDiff(context.Background(), "p1", "a1")
-	if err != nil || d.Files[0].Added != 2 {
+	c := clientOver(t, api.New(f, token, api.Options{Version: "test"}))
+	ctx := context.Background()
+	a1 := api.AgentIn{Project: "p1", Agent: "a1"}
+	d, err := api.Call(ctx, c, api.GetDiff, a1)
+	if err != nil || d.Body.Files[0].Added != 2 {
 		t.Fatalf("diff %+v, %v", d, err)
 	}
-	if err := r.Remove(context.Background(), "p1", "a1", supervisor.RemoveOptions{Worktree: "keep", DeleteLog: true}); err != nil {
+	if _, err := api.Call(ctx, c, api.RemoveAgent, api.RemoveAgentIn{Project: "p1", Agent: "a1", Worktree: "keep", DeleteLog: true}); err != nil {
 		t.Fatal(err)
 	}
 	if f.opts != (supervisor.RemoveOptions{Worktree: "keep", DeleteLog: true}) {
 		t.Fatalf("options %+v", f.opts)
 	}
 	f.err = &supervisor.Error{Kind: supervisor.ErrMergeConflict, Message: "conflicts in a.go"}
-	err = r.Remove(context.Background(), "p1", "a1", supervisor.RemoveOptions{Worktree: "merge"})
+	_, err = api.Call(ctx, c, api.RemoveAgent, api.RemoveAgentIn{Project: "p1", Agent: "a1", Worktree: "merge"})
 	if !errorsIs(err, supervisor.ErrMergeConflict) {
 		t.Fatalf("conflict: %v", err)
 	}
-	if _, err := r.RefreshWorktree(context.Background(), "p1", "a1"); !errorsIs(err, supervisor.ErrMergeConflict) {
+	if _, err := api.Call(ctx, c, api.RefreshWorktree, a1); !errorsIs(err, supervisor.ErrMergeConflict) {
 		t.Fatalf("refresh: %v", err)
 	}
 	f.err = nil
-	if res, err := r.MergeWorktree(context.Background(), "p1", "a1", "by hand"); err != nil || res.Conflict == nil || f.message != "by hand" {
+	by := api.MergeIn{Project: "p1", Agent: "a1", Body: &api.MergeRequest{Message: "by hand"}}
+	if res, err := api.Call(ctx, c, api.MergeWorktree, by); err != nil || res.Body.Conflict == nil || f.message != "by hand" {
 		t.Fatalf("merge %+v, %v (message %q)", res, err, f.message)
 	}
-	if p, err := r.WorktreeMergePlan(context.Background(), "p1", "a1"); err != nil || p.Uncommitted[0].Path != "notes.md" {
+	if p, err := api.Call(ctx, c, api.GetMergePlan, a1); err != nil || p.Body.Uncommitted[0].Path != "notes.md" {
 		t.Fatalf("plan %+v, %v", p, err)
 	}
-	if rr, err := r.AskToResolve(context.Background(), "p1", "a1", "m"); err != nil || rr.Instruction == "" || f.message != "m" {
+	m := api.MergeIn{Project: "p1", Agent: "a1", Body: &api.MergeRequest{Message: "m"}}
+	if rr, err := api.Call(ctx, c, api.AskToResolve, m); err != nil || rr.Body.Instruction == "" || f.message != "m" {
 		t.Fatalf("resolve %+v, %v", rr, err)
 	}
 	f.err = &supervisor.Error{Kind: supervisor.ErrNotResumable, Message: "cannot be given an instruction"}
-	if _, err := r.AskToResolve(context.Background(), "p1", "a1", ""); !errorsIs(err, supervisor.ErrNotResumable) {
+	if _, err := api.Call(ctx, c, api.AskToResolve, api.MergeIn{Project: "p1", Agent: "a1"}); !errorsIs(err, supervisor.ErrNotResumable) {
 		t.Fatalf("resolve refused: %v", err)
 	}
 }
 
-func remoteOver(t *testing.T, h http.Handler) *api.Remote {
+func clientOver(t *testing.T, h http.Handler) *api.Client {
 	t.Helper()
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	return api.NewRemote(api.EngineInfo{URL: srv.URL, Token: token})
+	return api.NewClient(api.EngineInfo{URL: srv.URL, Token: token})
 }
 
 func errorsIs(err, kind error) bool { return errors.Is(err, kind) }

@@ -2,11 +2,11 @@ package cli
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"math"
-	"net/http"
 	"strconv"
+
+	"github.com/spf13/cobra"
 
 	"shepherd/backend/api"
 	"shepherd/backend/money"
@@ -23,6 +23,8 @@ func (o *optUsd) String() string {
 	}
 	return strconv.FormatFloat(*o.v, 'f', -1, 64)
 }
+
+func (o *optUsd) Type() string { return "usd" }
 
 func (o *optUsd) Set(s string) error {
 	v, err := parseUsd(s)
@@ -71,14 +73,21 @@ func budgetText(r *store.Record) string {
 	return s
 }
 
-// setupBudget: show an agent's budget, set its limits, or answer a budget
+// budgetCmd: show an agent's budget, set its limits, or answer a budget
 // pause.
-func setupBudget(fs *flag.FlagSet) runFunc {
+func (e *env) budgetCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use: "budget P A [raise N|remove|once|stop] [--usd N] [--turns N]",
+		Short: "show or set an agent's budget, or answer a budget pause: raise the limit reached above what was reached, " +
+			"remove it, resume once past it, or stop",
+		Args:              positional(2, 4),
+		ValidArgsFunction: e.completes(projectArg, agentArg, words(budgetAnswers...)),
+	}
 	var usd optUsd
 	var turns optInt
-	fs.Var(&usd, "usd", "the most one run may cost, in dollars (0: no limit)")
-	fs.Var(&turns, "turns", "the most turns one run may take (0: no limit)")
-	return func(e *env, pos, _ []string) error {
+	c.Flags().Var(&usd, "usd", "the most one run may cost, in dollars (0: no limit)")
+	c.Flags().Var(&turns, "turns", "the most turns one run may take (0: no limit)")
+	c.RunE = func(_ *cobra.Command, pos []string) error {
 		id, err := e.resolveProject(pos[0])
 		if err != nil {
 			return err
@@ -89,36 +98,43 @@ func setupBudget(fs *flag.FlagSet) runFunc {
 			}
 			return answerBudget(e, id, pos)
 		}
-		var cur store.Record
-		if _, err := e.call(http.MethodGet, agentURL(id, pos[1])+"?reveal=true", nil, &cur); err != nil {
+		agent := api.AgentIn{Project: id, Agent: pos[1]}
+		got, _, err := call(e, api.GetAgent, agent, api.Reveal(true))
+		if err != nil {
 			return err
 		}
+		cur := got.Body
 		if usd.v == nil && turns.v == nil {
 			if e.json {
-				_, err := e.fetch(http.MethodGet, agentURL(id, pos[1]), nil, &cur)
+				_, _, err := fetch(e, api.GetAgent, agent)
 				return err
 			}
-			fmt.Fprintf(e.stdout, "Budget of %s: %s\n", cur.ID, budgetText(&cur))
+			fmt.Fprintf(e.stdout, "Budget of %s: %s\n", cur.ID, budgetText(cur))
 			if cur.BudgetPause != "" && cur.Status == "paused" {
 				fmt.Fprintf(e.stdout, "Paused: %s\nAnswer: shepherd budget %s %s raise N|remove|once|stop\n", cur.PauseNote, pos[0], pos[1])
 			}
 			return nil
 		}
-		spec := specOf(&cur)
+		spec := specOf(cur)
 		if usd.v != nil {
 			spec.MaxBudgetUsd = *usd.v
 		}
 		if turns.v != nil {
 			spec.MaxTurns = *turns.v
 		}
-		var r store.Record
-		if human, err := e.fetch(http.MethodPut, agentURL(id, pos[1]), spec, &r); !human {
+		out, human, err := fetch(e, api.UpdateAgent, api.UpdateAgentIn{Project: id, Agent: pos[1], Body: spec})
+		if !human {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "Budget of %s: %s\n", r.ID, budgetText(&r))
+		r := out.Body
+		fmt.Fprintf(e.stdout, "Budget of %s: %s\n", r.ID, budgetText(r))
 		return nil
 	}
+	return c
 }
+
+// budgetAnswers are the answers to a budget pause.
+var budgetAnswers = []string{supervisor.AnswerRaise, supervisor.AnswerRemove, supervisor.AnswerOnce, supervisor.AnswerStop}
 
 // answerBudget posts raise N, remove, once or stop.
 func answerBudget(e *env, id string, pos []string) error {
@@ -143,19 +159,20 @@ func answerBudget(e *env, id string, pos []string) error {
 	default:
 		return usagef("budget: answer raise N, remove, once or stop, not %q", in.Action)
 	}
-	var r store.Record
-	if human, err := e.fetch(http.MethodPost, agentURL(id, pos[1], "budget"), in, &r); !human {
+	out, human, err := fetch(e, api.AnswerBudget, api.BudgetIn{Project: id, Agent: pos[1], Body: in})
+	if !human {
 		return err
 	}
+	r := out.Body
 	switch in.Action {
 	case supervisor.AnswerStop:
 		fmt.Fprintf(e.stdout, "Stopped %s (%s).\n", r.ID, r.Status)
 	case supervisor.AnswerOnce:
 		fmt.Fprintf(e.stdout, "Resumed %s once past its budget (%s).\n", r.ID, r.Status)
 	case supervisor.AnswerRemove:
-		fmt.Fprintf(e.stdout, "Limit removed; %s is %s. Budget: %s\n", r.ID, r.Status, budgetText(&r))
+		fmt.Fprintf(e.stdout, "Limit removed; %s is %s. Budget: %s\n", r.ID, r.Status, budgetText(r))
 	default:
-		fmt.Fprintf(e.stdout, "Raised; %s is %s. Budget: %s\n", r.ID, r.Status, budgetText(&r))
+		fmt.Fprintf(e.stdout, "Raised; %s is %s. Budget: %s\n", r.ID, r.Status, budgetText(r))
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"shepherd/backend/api"
 	"shepherd/backend/procid"
@@ -20,54 +21,70 @@ import (
 	"shepherd/backend/supervisor"
 )
 
+// A command line comes to a verb, its arguments, the agent's command line
+// apart (create's, after -- or after P A) and its flags, wherever they
+// stand among the arguments.
 func TestParseArgs(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		args      []string
-		maxPos    int
-		rest      bool
 		pos, tail []string
-		force     bool
-		grace     string
-		env       []string
+		flags     map[string]string
+		code      int
 		err       string
 	}{
-		{name: "flags after positionals", args: []string{"p", "a", "--force"}, maxPos: 2, pos: []string{"p", "a"}, force: true},
-		{name: "flags between", args: []string{"p", "--grace", "3", "a"}, maxPos: 2, pos: []string{"p", "a"}, grace: "3"},
-		{name: "flag=value", args: []string{"--grace=4", "p"}, maxPos: 2, pos: []string{"p"}, grace: "4"},
-		{name: "bool=false", args: []string{"--force=false", "p"}, maxPos: 2, pos: []string{"p"}},
-		{name: "single dash", args: []string{"-force", "p"}, maxPos: 2, pos: []string{"p"}, force: true},
-		{name: "repeated", args: []string{"--env", "A=1", "p", "--env", "B=2"}, maxPos: 2, pos: []string{"p"}, env: []string{"A=1", "B=2"}},
-		{name: "command after --", args: []string{"p", "a", "--force", "--", "claude", "-p", "--verbose"}, maxPos: 2, rest: true,
-			pos: []string{"p", "a"}, tail: []string{"claude", "-p", "--verbose"}, force: true},
-		{name: "command without --", args: []string{"p", "--grace", "1", "a", "sleep", "--force", "9"}, maxPos: 2, rest: true,
-			pos: []string{"p", "a"}, tail: []string{"sleep", "--force", "9"}, grace: "1"},
-		{name: "-- as terminator without rest", args: []string{"--", "--force"}, maxPos: 2, pos: []string{"--force"}},
-		{name: "unknown flag", args: []string{"p", "--frob"}, maxPos: 2, err: "unknown flag --frob"},
-		{name: "missing value", args: []string{"p", "--grace"}, maxPos: 2, err: "needs a value"},
-		{name: "bad value", args: []string{"--grace", "x"}, maxPos: 2, err: "invalid value"},
-		{name: "help", args: []string{"p", "-h"}, maxPos: 2, err: "help requested"},
+		{name: "flags after positionals", args: []string{"rm", "p", "a", "--force"}, pos: []string{"p", "a"}, flags: map[string]string{"force": "true"}},
+		{name: "flags between", args: []string{"stop", "p", "--grace", "3", "a"}, pos: []string{"p", "a"}, flags: map[string]string{"grace": "3"}},
+		{name: "flag=value", args: []string{"stop", "--grace=4", "p", "a"}, pos: []string{"p", "a"}, flags: map[string]string{"grace": "4"}},
+		{name: "bool=false", args: []string{"rm", "--force=false", "p", "a"}, pos: []string{"p", "a"}, flags: map[string]string{"force": "false"}},
+		{name: "global flag before the verb", args: []string{"--json", "get", "p", "a"}, pos: []string{"p", "a"}, flags: map[string]string{"json": "true"}},
+		{name: "global flag after", args: []string{"get", "p", "a", "--show-secrets"}, pos: []string{"p", "a"}, flags: map[string]string{"show-secrets": "true"}},
+		{name: "repeated", args: []string{"create", "--env", "A=1", "p", "--env", "B=2", "a", "--", "x"}, pos: []string{"p", "a"}, tail: []string{"x"},
+			flags: map[string]string{"env": "A=1,B=2"}},
+		{name: "command after --", args: []string{"create", "p", "a", "--grace", "1", "--", "claude", "-p", "--verbose"},
+			pos: []string{"p", "a"}, tail: []string{"claude", "-p", "--verbose"}, flags: map[string]string{"grace": "1"}},
+		{name: "command without --", args: []string{"create", "p", "--grace", "1", "a", "sleep", "--force", "9"},
+			pos: []string{"p", "a"}, tail: []string{"sleep", "--force", "9"}, flags: map[string]string{"grace": "1"}},
+		{name: "command without -- after a global flag", args: []string{"--json", "create", "p", "a", "sleep", "-h"},
+			pos: []string{"p", "a"}, tail: []string{"sleep", "-h"}, flags: map[string]string{"json": "true"}},
+		{name: "-- in the command", args: []string{"create", "p", "a", "sh", "--", "-c"}, pos: []string{"p", "a"}, tail: []string{"sh", "--", "-c"}},
+		{name: "a value like a flag", args: []string{"create", "p", "a", "--resume-args", "-p --resume {sessionId}", "--", "x"},
+			pos: []string{"p", "a"}, tail: []string{"x"}, flags: map[string]string{"resume-args": "-p --resume {sessionId}"}},
+		{name: "-- as terminator without a command", args: []string{"get", "p", "--", "-h"}, pos: []string{"p", "-h"}},
+		{name: "one-letter flags", args: []string{"logs", "p", "a", "-fn5"}, pos: []string{"p", "a"}, flags: map[string]string{"follow": "true", "n": "5"}},
+		{name: "--f and --n as ever", args: []string{"logs", "--f", "p", "a", "--n", "7"}, pos: []string{"p", "a"}, flags: map[string]string{"follow": "true", "n": "7"}},
+		{name: "unknown flag", args: []string{"get", "p", "--frob"}, code: 2, err: "unknown flag --frob"},
+		{name: "go-style long flag", args: []string{"rm", "p", "a", "-force"}, code: 2, err: `unknown flag -force — did you mean "--force"?`},
+		{name: "missing value", args: []string{"stop", "p", "a", "--grace"}, code: 2, err: "flag --grace needs a value"},
+		{name: "bad value", args: []string{"stop", "p", "a", "--grace", "x"}, code: 2, err: `invalid value "x" for flag --grace: want a whole number`},
+		{name: "too many", args: []string{"get", "p", "a", "b"}, code: 2, err: "get: wrong number of arguments"},
+		{name: "help", args: []string{"get", "p", "-h"}, code: 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			fs := newFlagSet("t")
-			force := fs.Bool("force", false, "")
-			var grace optInt
-			fs.Var(&grace, "grace", "")
-			var env listFlag
-			fs.Var(&env, "env", "")
-			pos, tail, err := parseArgs(fs, tc.args, tc.maxPos, tc.rest)
-			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) {
-					t.Fatalf("err = %v, want %q", err, tc.err)
+			p := parse(t, tc.args...)
+			if p.code != tc.code || !strings.Contains(p.stderr, tc.err) {
+				t.Fatalf("exit %d, stderr %q; want exit %d and %q", p.code, p.stderr, tc.code, tc.err)
+			}
+			if tc.code != 0 {
+				return
+			}
+			if tc.name == "help" {
+				if p.ran || !strings.HasPrefix(p.stdout, "Usage: shepherd get P A") {
+					t.Fatalf("no help: %+v", p)
 				}
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
+			flags := map[string]string{} // a repeated flag's values joined by commas
+			for _, s := range p.sets {
+				if v, ok := flags[s[0]]; ok {
+					flags[s[0]] = v + "," + s[1]
+				} else {
+					flags[s[0]] = s[1]
+				}
 			}
-			got := []any{pos, tail, *force, grace.String(), []string(env)}
-			want := []any{tc.pos, tc.tail, tc.force, tc.grace, tc.env}
-			if diff := cmp.Diff(want, got); diff != "" {
+			want := []any{tc.pos, tc.tail, tc.flags}
+			got := []any{p.pos, p.tail, flags}
+			if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
 				t.Fatalf("(-want +got):\n%s", diff)
 			}
 		})

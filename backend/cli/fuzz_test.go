@@ -1,16 +1,34 @@
 package cli
 
 import (
-	"errors"
-	"flag"
+	"bytes"
+	"context"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"shepherd/backend/api"
 )
 
-// setRecorder wraps a flag's value to record every value parseArgs sets.
+// parsed is what one command line came to, the verbs' own work left out:
+// the exit code and output, and whether a verb ran, with its arguments and
+// every flag value set, in order.
+type parsed struct {
+	code           int
+	stdout, stderr string
+	ran            bool
+	verb           string
+	rest           bool // the verb takes a command line after its arguments
+	pos, tail      []string
+	sets           [][2]string
+}
+
+// setRecorder wraps a flag's value to record every value set.
 type setRecorder struct {
-	flag.Value
+	pflag.Value
 	name string
 	sets *[][2]string
 }
@@ -20,114 +38,126 @@ func (r *setRecorder) Set(v string) error {
 	return r.Value.Set(v)
 }
 
-func (r *setRecorder) IsBoolFlag() bool {
-	bf, ok := r.Value.(interface{ IsBoolFlag() bool })
-	return ok && bf.IsBoolFlag()
+// parse runs a command line through the real command tree with each verb's
+// work replaced by a record of what it was given. A completion it asks for
+// finds no engine (one that is never there).
+func parse(t testing.TB, args ...string) parsed {
+	t.Helper()
+	var out, errb bytes.Buffer
+	e := &env{ctx: context.Background(), stdout: &out, stderr: &errb, term: &out,
+		client: api.NewClient(api.EngineInfo{URL: "http://127.0.0.1:1", Token: "none"})}
+	root := e.root()
+	var p parsed
+	record := func(f *pflag.Flag) {
+		if _, ok := f.Value.(*setRecorder); !ok {
+			f.Value = &setRecorder{Value: f.Value, name: f.Name, sets: &p.sets}
+		}
+	}
+	root.PersistentFlags().VisitAll(record)
+	for _, c := range root.Commands() {
+		c.Flags().VisitAll(record)
+		c.RunE = func(c *cobra.Command, args []string) error {
+			p.ran, p.verb, p.pos, p.rest = true, c.Name(), args, c.Annotations[restKey] != ""
+			if d := c.ArgsLenAtDash(); d >= 0 && p.rest {
+				p.pos, p.tail = args[:d], args[d:]
+			}
+			return nil
+		}
+	}
+	p.code = e.execute(root, args)
+	p.stdout, p.stderr = out.String(), errb.String()
+	return p
 }
 
-// FuzzParseArgs runs parseArgs over arbitrary argument lists with the flags
-// of each real command. The input is a command line joined by NUL bytes
-// (which no argument can hold): the verb, then its arguments; an unknown
-// verb picks a command by its length. A refusal is a usage
-// error with a message (or the request for help); an acceptance accounts
-// for every argument, in order: a flag set to its value (inline, implied
-// for a bool, or the next argument), the "--" terminator, the next
-// positional, or the start of the tail. Seeds are in
+// FuzzParseArgs runs arbitrary command lines through the command tree
+// (cobra and pflag, markTail's split of create's command line, the CLI's
+// wording of what they refuse). The input is a command line joined by NUL
+// bytes (which no argument can hold): the verb, then its arguments. A
+// refusal is a usage error with a message; an acceptance runs a verb (or
+// prints help or the version) and accounts for the arguments: the
+// positionals come from them in order, the agent's command line is their
+// end as typed, each flag value is one of them, part of one, or a bool's
+// "true"; and the same verb, positionals, command line and flag values come
+// again from the plainest command line that says them. Seeds are in
 // testdata/fuzz/FuzzParseArgs.
 func FuzzParseArgs(f *testing.F) {
 	f.Fuzz(func(t *testing.T, line string) {
-		name, joined, _ := strings.Cut(line, "\x00")
-		cmd := lookup(name)
-		if cmd == nil {
-			cmd = commands[len(name)%len(commands)]
-		}
-		var args []string
+		verb, joined, _ := strings.Cut(line, "\x00")
+		in := []string{verb}
 		if joined != "" {
-			args = strings.Split(joined, "\x00")
+			in = append(in, strings.Split(joined, "\x00")...)
 		}
-		fs, _ := flagsFor(cmd, &env{})
-		var sets [][2]string
-		fs.VisitAll(func(fl *flag.Flag) {
-			fl.Value = &setRecorder{Value: fl.Value, name: fl.Name, sets: &sets}
-		})
-		in := slices.Clone(args)
-
-		pos, tail, err := parseArgs(fs, args, cmd.maxPos, cmd.rest)
-		if !slices.Equal(in, args) {
-			t.Fatalf("parseArgs changed its input %q to %q", in, args)
+		given := slices.Clone(in)
+		p := parse(t, in...)
+		if !slices.Equal(in, given) {
+			t.Fatalf("the command line %q changed to %q", given, in)
 		}
-		if err != nil {
-			var ue *usageError
-			switch {
-			case pos != nil || tail != nil:
-				t.Fatalf("%s %q: error %v with positionals %q and tail %q", cmd.name, args, err, pos, tail)
-			case errors.Is(err, errHelp):
-			case !errors.As(err, &ue) || ue.msg == "":
-				t.Fatalf("%s %q: error %#v is not a usage error with a message", cmd.name, args, err)
+		switch {
+		case p.code == ExitUsage:
+			if !strings.HasPrefix(p.stderr, "shepherd: ") && !strings.HasPrefix(p.stderr, "Shepherd supervises") {
+				t.Fatalf("%q: usage error without a message: %q", in, p.stderr)
+			}
+			return
+		case p.code != ExitOK:
+			t.Fatalf("%q: exit %d with no verb run: %s", in, p.code, p.stderr)
+		case !p.ran:
+			if p.stdout == "" {
+				t.Fatalf("%q: exit 0, nothing run, nothing printed", in)
 			}
 			return
 		}
-		if tail != nil && !cmd.rest {
-			t.Fatalf("%s %q: a tail %q for a command without one", cmd.name, args, tail)
-		}
-		if cmd.rest && cmd.maxPos >= 0 && len(pos) > cmd.maxPos {
-			t.Fatalf("%s %q: %d positionals, at most %d before the command line", cmd.name, args, len(pos), cmd.maxPos)
-		}
 
-		np, ns := 0, 0 // positionals and flag settings accounted for
-		tailed := false
-	walk:
-		for i := 0; i < len(args); {
-			a := args[i]
-			switch {
-			case a == "--":
-				rest := args[i+1:]
-				if cmd.rest {
-					if !slices.Equal(tail, rest) {
-						t.Fatalf("%s %q: tail %q, want what follows --: %q", cmd.name, args, tail, rest)
-					}
-				} else if !slices.Equal(pos[np:], rest) {
-					t.Fatalf("%s %q: positionals %q end with %q, want what follows --: %q", cmd.name, args, pos, pos[np:], rest)
-				} else {
-					np = len(pos)
-				}
-				tailed = cmd.rest
-				break walk
-			case len(a) > 1 && a[0] == '-':
-				name, value, inline := strings.Cut(strings.TrimLeft(a, "-"), "=")
-				fl := fs.Lookup(name)
-				if fl == nil {
-					t.Fatalf("%s %q: accepted the unknown flag %q", cmd.name, args, a)
-				}
-				step := 1
-				if !inline {
-					if fl.Value.(*setRecorder).IsBoolFlag() {
-						value = "true"
-					} else if i+1 < len(args) {
-						value, step = args[i+1], 2
-					}
-				}
-				if ns >= len(sets) || sets[ns] != [2]string{name, value} {
-					t.Fatalf("%s %q: argument %d (%q) should set --%s to %q; the settings were %q", cmd.name, args, i, a, name, value, sets)
-				}
-				ns++
-				i += step
-			case cmd.rest && np == cmd.maxPos:
-				if !slices.Equal(tail, args[i:]) {
-					t.Fatalf("%s %q: tail %q, want %q", cmd.name, args, tail, args[i:])
-				}
-				tailed = true
-				break walk
-			default:
-				if np >= len(pos) || pos[np] != a {
-					t.Fatalf("%s %q: argument %d (%q) should be positional %d; the positionals are %q", cmd.name, args, i, a, np, pos)
-				}
-				np++
-				i++
+		at := slices.Index(in, p.verb)
+		if at < 0 {
+			t.Fatalf("%q: ran %s, which is not in it", in, p.verb)
+		}
+		end := len(in)
+		if p.tail != nil {
+			end -= len(p.tail)
+			if end < at || !slices.Equal(in[end:], p.tail) {
+				t.Fatalf("%q: the command line %q is not its end", in, p.tail)
 			}
 		}
-		if np != len(pos) || ns != len(sets) || (!tailed && tail != nil) {
-			t.Fatalf("%s %q: positionals %q, tail %q and settings %q do not all come from the arguments", cmd.name, args, pos, tail, sets)
+		// (cobra finds the verb past empty arguments, which stay positionals)
+		if !subsequence(p.pos, slices.Concat(in[:at], in[at+1:end])) {
+			t.Fatalf("%q: positionals %q do not come from it in order", in, p.pos)
+		}
+		for _, s := range p.sets {
+			if s[1] != "true" && !slices.ContainsFunc(in, func(a string) bool {
+				return a == s[1] || strings.HasPrefix(a, "-") && strings.HasSuffix(a, s[1])
+			}) {
+				t.Fatalf("%q: --%s set to %q, which it does not hold", in, s[0], s[1])
+			}
+		}
+
+		plain := []string{p.verb}
+		for _, s := range p.sets {
+			plain = append(plain, "--"+s[0]+"="+s[1])
+		}
+		switch {
+		case !p.rest:
+			plain = append(append(plain, "--"), p.pos...)
+		case p.tail != nil:
+			plain = append(append(append(plain, p.pos...), "--"), p.tail...)
+		default:
+			plain = append(plain, p.pos...)
+		}
+		q := parse(t, plain...)
+		if !q.ran || q.verb != p.verb || !slices.Equal(q.pos, p.pos) || !slices.Equal(q.tail, p.tail) || !slices.Equal(q.sets, p.sets) {
+			t.Fatalf("%q came to %s %q %q %q; said plainly, %q comes to exit %d %s %q %q %q\n%s",
+				in, p.verb, p.pos, p.tail, p.sets, plain, q.code, q.verb, q.pos, q.tail, q.sets, q.stderr)
 		}
 	})
+}
+
+// subsequence reports whether sub's elements appear in all in order.
+func subsequence(sub, all []string) bool {
+	for _, s := range sub {
+		i := slices.Index(all, s)
+		if i < 0 {
+			return false
+		}
+		all = all[i+1:]
+	}
+	return true
 }

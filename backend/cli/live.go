@@ -4,13 +4,12 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"time"
 
 	"golang.org/x/term"
 
-	"shepherd/backend/store"
+	"shepherd/backend/api"
 	"shepherd/backend/termsafe"
 )
 
@@ -42,11 +41,12 @@ func (e *env) livePs() error {
 	t := time.NewTicker(2 * time.Second)
 	defer t.Stop()
 	for {
-		var recs []*store.Record
 		var out bytes.Buffer
-		if _, err := e.call(http.MethodGet, "/v1/engine/processes?stats=true", nil, &recs); err != nil {
+		got, _, err := call(e, api.ListProcesses, api.StatsIn{Stats: true})
+		if err != nil {
 			return err
 		}
+		recs := got.Body
 		sub := *e
 		sub.cols = e.width() // the terminal's, read at each frame (it may be resized)
 		sub.stdout = &out

@@ -3,23 +3,29 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
 
 	"shepherd/backend/api"
 	"shepherd/backend/mcpserver"
-	"shepherd/backend/paths"
 )
 
-// setupMCP is `shepherd mcp` (the MCP server on stdio) and `shepherd mcp
+// mcpCmd is `shepherd mcp` (the MCP server on stdio) and `shepherd mcp
 // install` (add it to Claude Code's configuration of the current folder).
-func setupMCP(fs *flag.FlagSet) runFunc {
-	print := fs.Bool("print", false, "install: print the configuration and the claude command instead of writing .mcp.json")
-	return func(e *env, pos, _ []string) error {
+func (e *env) mcpCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use: "mcp [install [--print]]",
+		Short: "the MCP server on stdio, for coding agents to run and watch their processes through Shepherd; " +
+			"install adds it to Claude Code's .mcp.json here",
+		Args:              positional(0, 1),
+		ValidArgsFunction: e.completes(words("install")),
+	}
+	print := c.Flags().Bool("print", false, "install: print the configuration and the claude command instead of writing .mcp.json")
+	c.RunE = func(_ *cobra.Command, pos []string) error {
 		if len(pos) == 1 {
 			if pos[0] != "install" {
 				return usagef("mcp: unknown subcommand %q%s (use: shepherd mcp, or shepherd mcp install)", pos[0], didYouMean(pos[0], []string{"install"}, ""))
@@ -28,6 +34,7 @@ func setupMCP(fs *flag.FlagSet) runFunc {
 		}
 		return e.serveMCP()
 	}
+	return c
 }
 
 func (e *env) mcpInstall(printOnly bool) error {
@@ -69,23 +76,23 @@ func (e *env) serveMCP() error {
 		return err
 	}
 	cfg := mcpserver.Config{Cwd: cwd, Version: Version}
-	info, asAgent, derr := api.DiscoverEngine(paths.Default().EngineFile())
+	info, asAgent, derr := e.discover()
 	switch {
 	case asAgent && derr != nil:
 		cfg.EngineErr = derr
 	case asAgent:
-		r := api.NewRemote(info)
-		who, err := r.Whoami(e.ctx)
+		c := api.NewClient(info)
+		who, err := api.Call(e.ctx, c, api.GetWhoami, api.NoInput{})
 		if err != nil {
 			cfg.EngineErr = fmt.Errorf("cannot reach Shepherd's engine at %s with this agent's credential: %w", info.URL, err)
 			break
 		}
-		cfg.Engine = r
-		cfg.Caller = mcpserver.Caller{ProjectID: who.ProjectID, AgentID: who.AgentID}
+		cfg.Engine = c
+		cfg.Caller = mcpserver.Caller{ProjectID: who.Body.ProjectID, AgentID: who.Body.AgentID}
 	case derr == nil:
-		r := api.NewRemote(info)
-		if _, err := r.Status(e.ctx); err == nil {
-			cfg.Engine = r
+		c := api.NewClient(info)
+		if _, err := api.Call(e.ctx, c, api.GetEngine, api.NoInput{}); err == nil {
+			cfg.Engine = c
 		}
 	}
 	if cfg.Engine == nil && !asAgent {
@@ -95,7 +102,7 @@ func (e *env) serveMCP() error {
 			fmt.Fprintf(e.stderr, "shepherd mcp: no engine is running and none could be started: %v\n", err)
 		} else {
 			defer h.Close()
-			cfg.Engine = api.NewRemote(h.Info)
+			cfg.Engine = api.NewClient(h.Info)
 			fmt.Fprintf(e.stderr, "shepherd mcp: no engine was running; started one (pid %d) for this session — the app or `shepherd serve` can take over later\n", h.Info.PID)
 		}
 	}

@@ -127,7 +127,14 @@ func TestHelpFits80Columns(t *testing.T) {
 		}
 	}
 	check("shepherd --help", ok(t, "--help"))
-	for _, c := range commands {
-		check("shepherd help "+c.name, ok(t, "help", c.name))
+	n := 0
+	for _, c := range (&env{}).root().Commands() {
+		check("shepherd help "+c.Name(), ok(t, "help", c.Name()))
+		check("shepherd "+c.Name()+" --help", ok(t, c.Name(), "--help"))
+		n++
+	}
+	check("shepherd help help", ok(t, "help", "help"))
+	if n < 28 {
+		t.Fatalf("%d verbs walked", n)
 	}
 }

@@ -118,7 +118,7 @@ func answering(ctx context.Context, p paths.Paths) (api.EngineInfo, error) {
 	}
 	sctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
-	_, err = api.NewRemote(info).Status(sctx)
+	_, err = api.Call(sctx, api.NewClient(info), api.GetEngine, api.NoInput{})
 	return info, err
 }
 

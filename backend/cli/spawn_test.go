@@ -66,7 +66,7 @@ func TestStartEngineDetached(t *testing.T) {
 	var names []string
 	sctx, scancel := context.WithCancel(ctx)
 	defer scancel()
-	go api.NewClient(info).Stream(sctx, "", 0, func(ev api.StreamEvent) error {
+	go api.NewClient(info).Stream(sctx, api.StreamIn{}, func(ev api.StreamEvent) error {
 		mu.Lock()
 		names = append(names, ev.Name)
 		mu.Unlock()

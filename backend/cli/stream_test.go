@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -34,7 +35,7 @@ func TestEventStream(t *testing.T) {
 		at time.Time
 	}
 	evs := make(chan got, 100)
-	go c.Stream(ctx, "project="+proj.ID, 0, func(ev api.StreamEvent) error {
+	go c.Stream(ctx, api.StreamIn{Project: proj.ID}, func(ev api.StreamEvent) error {
 		evs <- got{ev, time.Now()}
 		return nil
 	})
@@ -87,7 +88,7 @@ func TestEventStream(t *testing.T) {
 	rctx, rcancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer rcancel()
 	var replayed []string
-	c.Stream(rctx, "project="+proj.ID, lastID, func(ev api.StreamEvent) error {
+	c.Stream(rctx, api.StreamIn{Project: proj.ID, LastEventID: strconv.FormatUint(lastID, 10)}, func(ev api.StreamEvent) error {
 		if ev.Name == "agent:state" {
 			var r store.Record
 			json.Unmarshal(ev.Data, &r)

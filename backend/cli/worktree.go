@@ -3,15 +3,13 @@ package cli
 import (
 	"bufio"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"net/http"
-	"net/url"
 	"os"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	"shepherd/backend/api"
@@ -27,7 +25,8 @@ type worktreeFlags struct {
 	base    *string
 }
 
-func addWorktreeFlags(fs *flag.FlagSet) worktreeFlags {
+func addWorktreeFlags(c *cobra.Command) worktreeFlags {
+	fs := c.Flags()
 	return worktreeFlags{
 		on:   fs.Bool("worktree", false, "run it in a git worktree of its own"),
 		off:  fs.Bool("no-worktree", false, "with --preset: run it in the project folder"),
@@ -56,19 +55,6 @@ func (f worktreeFlags) apply(e *env, projectID string, spec *supervisor.AgentSpe
 	return nil
 }
 
-// projectPath is the folder of project id ("" when unknown).
-func (e *env) projectPath(id string) string {
-	var ps []store.Project
-	if _, err := e.call(http.MethodGet, "/v1/projects", nil, &ps); err == nil {
-		for _, p := range ps {
-			if p.ID == id {
-				return p.Path
-			}
-		}
-	}
-	return ""
-}
-
 // worktreeRows adds a worktree agent's rows to `shepherd get`.
 func worktreeRows(row func(k, v string), r *store.Record) {
 	w := r.Workspace
@@ -89,20 +75,27 @@ func worktreeRows(row func(k, v string), r *store.Record) {
 	}
 }
 
-func setupDiff(fs *flag.FlagSet) runFunc {
-	patch := fs.Bool("patch", false, "print each file's hunks too")
-	return func(e *env, pos, _ []string) error {
+func (e *env) diffCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:               "diff P A [--patch]",
+		Short:             "a worktree agent's changes against its base",
+		Args:              positional(2, 2),
+		ValidArgsFunction: e.completes(projectArg, agentArg),
+	}
+	patch := c.Flags().Bool("patch", false, "print each file's hunks too")
+	c.RunE = func(_ *cobra.Command, pos []string) error {
 		id, err := e.resolveProject(pos[0])
 		if err != nil {
 			return err
 		}
-		var d workspace.Diff
-		if human, err := e.fetch(http.MethodGet, agentURL(id, pos[1], "diff"), nil, &d); !human {
+		out, human, err := fetch(e, api.GetDiff, api.AgentIn{Project: id, Agent: pos[1]})
+		if !human {
 			return err
 		}
-		printDiff(e.stdout, pos[1], &d, *patch)
+		printDiff(e.stdout, pos[1], out.Body, *patch)
 		return nil
 	}
+	return c
 }
 
 // diffMark is a file's one-letter status, as git status shows it.
@@ -154,36 +147,35 @@ type removeFlags struct {
 	message                              *string
 }
 
-func addRemoveFlags(fs *flag.FlagSet) removeFlags {
+func addRemoveFlags(c *cobra.Command) removeFlags {
+	fs := c.Flags()
 	return removeFlags{
 		keep:           fs.Bool("keep", false, "worktree: remove it, keep its branch (default)"),
 		merge:          fs.Bool("merge", false, "worktree: commit its uncommitted work, merge its branch into the base"),
 		discard:        fs.Bool("discard", false, "worktree: remove it and delete its branch"),
 		discardChanges: fs.Bool("discard-changes", false, "worktree: let uncommitted changes go (keep, discard)"),
-		message:        fs.String("m", "", "with --merge: the message of the commit of its uncommitted work"),
+		message:        fs.StringP("m", "m", "", "with --merge: the message of the commit of its uncommitted work"),
 	}
 }
 
-// query adds the choice to q.
-func (f removeFlags) query(q url.Values) error {
+// apply puts the choice in a removal.
+func (f removeFlags) apply(in *api.RemoveAgentIn) error {
 	n := 0
 	for how, set := range map[string]bool{workspace.Keep: *f.keep, workspace.Merge: *f.merge, workspace.Discard: *f.discard} {
 		if set {
-			q.Set("worktree", how)
+			in.Worktree = how
 			n++
 		}
 	}
 	if n > 1 {
 		return usagef("use one of --keep, --merge and --discard")
 	}
-	if *f.discardChanges {
-		q.Set("discardChanges", "true")
-	}
+	in.DiscardChanges = *f.discardChanges
 	if *f.message != "" {
 		if !*f.merge {
 			return usagef("-m goes with --merge")
 		}
-		q.Set("message", *f.message)
+		in.Message = *f.message
 	}
 	return nil
 }
@@ -213,10 +205,17 @@ func printWorktreeMade(w io.Writer, r *store.Record) {
 	}
 }
 
-func setupMerge(fs *flag.FlagSet) runFunc {
-	message := fs.String("m", "", "the message of the commit of its uncommitted work (default: one naming the agent and the files)")
-	plan := fs.Bool("plan", false, "only show what would be committed and merged")
-	return func(e *env, pos, _ []string) error {
+func (e *env) mergeCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use: "merge P A [-m MSG] [--plan]",
+		Short: "merge a worktree agent's work into its base: what is not committed is committed first " +
+			"(-m: its message), then its branch merged; the agent stays",
+		Args:              positional(2, 2),
+		ValidArgsFunction: e.completes(projectArg, agentArg),
+	}
+	message := c.Flags().StringP("m", "m", "", "the message of the commit of its uncommitted work (default: one naming the agent and the files)")
+	plan := c.Flags().Bool("plan", false, "only show what would be committed and merged")
+	c.RunE = func(_ *cobra.Command, pos []string) error {
 		id, err := e.resolveProject(pos[0])
 		if err != nil {
 			return err
@@ -225,18 +224,18 @@ func setupMerge(fs *flag.FlagSet) runFunc {
 			if *message != "" {
 				return usagef("-m does not go with --plan")
 			}
-			var p workspace.MergePlan
-			if human, err := e.fetch(http.MethodGet, agentURL(id, pos[1], "worktree", "merge"), nil, &p); !human {
+			out, human, err := fetch(e, api.GetMergePlan, api.AgentIn{Project: id, Agent: pos[1]})
+			if !human {
 				return err
 			}
-			printMergePlan(e.stdout, &p)
+			printMergePlan(e.stdout, &out.Body)
 			return nil
 		}
-		var res workspace.MergeResult
-		human, err := e.fetch(http.MethodPost, agentURL(id, pos[1], "worktree", "merge"), api.MergeRequest{Message: *message}, &res)
+		out, human, err := fetch(e, api.MergeWorktree, api.MergeIn{Project: id, Agent: pos[1], Body: &api.MergeRequest{Message: *message}})
 		if err != nil {
 			return err
 		}
+		res := out.Body
 		if res.Conflict != nil {
 			if human {
 				printConflict(e.stdout, pos[0], pos[1], e.projectPath(id), res.Conflict)
@@ -248,6 +247,7 @@ func setupMerge(fs *flag.FlagSet) runFunc {
 		}
 		return nil
 	}
+	return c
 }
 
 func printMergePlan(w io.Writer, p *workspace.MergePlan) {
@@ -314,17 +314,25 @@ func shortID(c string) string {
 	return c
 }
 
-func setupResolve(fs *flag.FlagSet) runFunc {
-	message := fs.String("m", "", "the message of the commit of its uncommitted work, made first")
-	return func(e *env, pos, _ []string) error {
+func (e *env) resolveCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use: "resolve P A [-m MSG]",
+		Short: "after a merge conflict: ask a worktree agent to merge its base and resolve the conflicts " +
+			"(it resumes with that instruction)",
+		Args:              positional(2, 2),
+		ValidArgsFunction: e.completes(projectArg, agentArg),
+	}
+	message := c.Flags().StringP("m", "m", "", "the message of the commit of its uncommitted work, made first")
+	c.RunE = func(_ *cobra.Command, pos []string) error {
 		id, err := e.resolveProject(pos[0])
 		if err != nil {
 			return err
 		}
-		var res supervisor.ResolveResult
-		if human, err := e.fetch(http.MethodPost, agentURL(id, pos[1], "worktree", "resolve"), api.MergeRequest{Message: *message}, &res); !human {
+		out, human, err := fetch(e, api.AskToResolve, api.MergeIn{Project: id, Agent: pos[1], Body: &api.MergeRequest{Message: *message}})
+		if !human {
 			return err
 		}
+		res := out.Body
 		if res.Committed != "" {
 			fmt.Fprintf(e.stdout, "Committed %s's uncommitted work as %s.\n", pos[1], shortID(res.Committed))
 		}
@@ -341,4 +349,5 @@ func setupResolve(fs *flag.FlagSet) runFunc {
 			pos[1], strings.Join(res.Conflicts, ", "), how, pos[0], pos[1])
 		return nil
 	}
+	return c
 }

@@ -46,7 +46,7 @@ func TestCallerPermissions(t *testing.T) {
 	en.ok("create_process", map[string]any{"id": "ok", "command": "true", "permissions": []string{"@network", "@write:" + en.cwd}})
 	en.fails("create_process", map[string]any{"id": "far", "command": "true", "permissions": []string{"@write:/"}},
 		"PermissionDenied: agent 'far': permission denied: agent 'claude-1' cannot grant @write:/")
-	if _, err := en.remote.GetAgent(pid, "far"); err == nil {
+	if _, err := en.host.Engine.GetAgent(pid, "far"); err == nil {
 		t.Fatal("a refused process was created")
 	}
 

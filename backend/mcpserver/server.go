@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -45,9 +44,9 @@ type Caller struct {
 
 // Config is what a server needs.
 type Config struct {
-	// Engine is the running engine (nil: none, and EngineErr says why; every
-	// tool then answers that error).
-	Engine    *api.Remote
+	// Engine is the running engine's API (nil: none, and EngineErr says
+	// why; every tool then answers that error).
+	Engine    *api.Client
 	EngineErr error
 	Cwd       string // the server's working folder: its project
 	Caller    Caller
@@ -149,7 +148,7 @@ func toolError(err error) error {
 }
 
 // engine is the engine, or why there is none.
-func (s *server) engine() (*api.Remote, error) {
+func (s *server) engine() (*api.Client, error) {
 	if s.cfg.Engine == nil {
 		why := s.cfg.EngineErr
 		if why == nil {
@@ -163,7 +162,7 @@ func (s *server) engine() (*api.Remote, error) {
 // projectID is the project the tools act in: the calling agent's, else the
 // known project whose folder holds the server's working folder (the
 // deepest), else that folder, added as a project.
-func (s *server) projectID() (*api.Remote, string, error) {
+func (s *server) projectID() (*api.Client, string, error) {
 	e, err := s.engine()
 	if err != nil {
 		return nil, "", err
@@ -173,8 +172,9 @@ func (s *server) projectID() (*api.Remote, string, error) {
 	if s.project != "" {
 		return e, s.project, nil
 	}
+	ctx := context.Background()
 	if s.cfg.Caller.ProjectID != "" {
-		if _, err := e.ProjectState(s.cfg.Caller.ProjectID); err == nil {
+		if _, err := api.Call(ctx, e, api.GetProject, api.ProjectIn{Project: s.cfg.Caller.ProjectID}); err == nil {
 			s.project = s.cfg.Caller.ProjectID
 			return e, s.project, nil
 		}
@@ -182,17 +182,19 @@ func (s *server) projectID() (*api.Remote, string, error) {
 	cwd := filepath.Clean(s.cfg.Cwd)
 	best := ""
 	bestLen := -1
-	for _, p := range e.Projects() {
-		if (cwd == p.Path || strings.HasPrefix(cwd, p.Path+string(filepath.Separator))) && len(p.Path) > bestLen {
-			best, bestLen = p.ID, len(p.Path)
+	if ps, err := api.Call(ctx, e, api.ListProjects, api.NoInput{}); err == nil {
+		for _, p := range ps.Body {
+			if (cwd == p.Path || strings.HasPrefix(cwd, p.Path+string(filepath.Separator))) && len(p.Path) > bestLen {
+				best, bestLen = p.ID, len(p.Path)
+			}
 		}
 	}
 	if best == "" {
-		p, _, err := e.AddProject(cwd, "")
+		p, err := api.Call(ctx, e, api.AddProject, api.AddProjectIn{Body: api.ProjectInput{Path: cwd}})
 		if err != nil {
 			return nil, "", toolError(err)
 		}
-		best = p.ID
+		best = p.Body.ID
 	}
 	s.project = best
 	return e, best, nil
@@ -227,11 +229,11 @@ func (s *server) create(ctx context.Context, _ *mcp.CallToolRequest, in CreateIn
 		spec.Cwd = s.cfg.Cwd
 	}
 	applyPermissions(&spec, in.Permissions)
-	r, err := e.CreateAgent(pid, spec)
+	r, err := api.Call(ctx, e, api.CreateAgent, api.CreateAgentIn{Project: pid, Body: spec})
 	if err != nil {
 		return nil, Process{}, toolError(err)
 	}
-	return nil, processOf(r), nil
+	return nil, processOf(r.Body), nil
 }
 
 func (s *server) start(ctx context.Context, _ *mcp.CallToolRequest, in IDIn) (*mcp.CallToolResult, Process, error) {
@@ -239,11 +241,11 @@ func (s *server) start(ctx context.Context, _ *mcp.CallToolRequest, in IDIn) (*m
 	if err != nil {
 		return nil, Process{}, err
 	}
-	r, err := e.StartAgent(ctx, pid, in.ID)
+	r, err := api.Call(ctx, e, api.StartAgent, api.AgentIn{Project: pid, Agent: in.ID})
 	if err != nil {
 		return nil, Process{}, toolError(err)
 	}
-	return nil, processOf(r), nil
+	return nil, processOf(r.Body), nil
 }
 
 // StopIn is stop_process's input.
@@ -257,19 +259,19 @@ func (s *server) stop(ctx context.Context, _ *mcp.CallToolRequest, in StopIn) (*
 	if err != nil {
 		return nil, Process{}, err
 	}
-	var grace *time.Duration
+	var stop api.StopInput
 	if in.GracePeriodMs != nil {
 		if *in.GracePeriodMs < 0 || *in.GracePeriodMs > 3600*1000 {
 			return nil, Process{}, fmt.Errorf("ValidationError: grace_period_ms must be between 0 and 3600000, not %d", *in.GracePeriodMs)
 		}
-		g := time.Duration(*in.GracePeriodMs) * time.Millisecond
-		grace = &g
+		g := *in.GracePeriodMs / 1000 // whole seconds, as the API takes them
+		stop.GraceSec = &g
 	}
-	r, err := e.StopAgent(ctx, pid, in.ID, grace)
+	r, err := api.Call(ctx, e, api.StopAgent, api.StopAgentIn{Project: pid, Agent: in.ID, Body: &stop})
 	if err != nil {
 		return nil, Process{}, toolError(err)
 	}
-	return nil, processOf(r), nil
+	return nil, processOf(r.Body), nil
 }
 
 // Removed is remove_process's answer.
@@ -284,14 +286,14 @@ func (s *server) remove(ctx context.Context, _ *mcp.CallToolRequest, in IDIn) (*
 	if err != nil {
 		return nil, Removed{}, err
 	}
-	r, err := e.GetAgent(pid, in.ID)
+	r, err := api.Call(ctx, e, api.GetAgent, api.AgentIn{Project: pid, Agent: in.ID})
 	if err != nil {
 		return nil, Removed{}, toolError(err)
 	}
-	if err := e.RemoveAgent(ctx, pid, in.ID, true, false); err != nil {
+	if _, err := api.Call(ctx, e, api.RemoveAgent, api.RemoveAgentIn{Project: pid, Agent: in.ID, Force: true}); err != nil {
 		return nil, Removed{}, toolError(err)
 	}
-	return nil, Removed{ID: in.ID, Removed: true, LogPath: r.LogPath}, nil
+	return nil, Removed{ID: in.ID, Removed: true, LogPath: r.Body.LogPath}, nil
 }
 
 // ListIn is list_processes's input.
@@ -310,13 +312,13 @@ func (s *server) list(ctx context.Context, _ *mcp.CallToolRequest, in ListIn) (*
 	if err != nil {
 		return nil, List{}, err
 	}
-	recs, err := e.ListAgents(pid)
+	recs, err := api.Call(ctx, e, api.ListAgents, api.ListAgentsIn{Project: pid})
 	if err != nil {
 		return nil, List{}, toolError(err)
 	}
 	out := List{Project: pid, Processes: []Process{}}
 	mine := s.cfg.Caller.AgentID
-	for _, r := range recs {
+	for _, r := range recs.Body {
 		if in.All || mine == "" || r.Parent == mine {
 			out.Processes = append(out.Processes, processOf(r))
 		}
@@ -329,11 +331,11 @@ func (s *server) get(ctx context.Context, _ *mcp.CallToolRequest, in IDIn) (*mcp
 	if err != nil {
 		return nil, Process{}, err
 	}
-	r, err := e.GetAgent(pid, in.ID)
+	r, err := api.Call(ctx, e, api.GetAgent, api.AgentIn{Project: pid, Agent: in.ID})
 	if err != nil {
 		return nil, Process{}, toolError(err)
 	}
-	return nil, processOf(r), nil
+	return nil, processOf(r.Body), nil
 }
 
 // ReadLogIn is read_log's input.
@@ -366,16 +368,16 @@ func (s *server) readLog(ctx context.Context, _ *mcp.CallToolRequest, in ReadLog
 		out.Capped = fmt.Sprintf("tail %d is over the bound: the last %d lines are given; read %s for more", n, MaxTail, "log_path")
 		n = MaxTail
 	}
-	r, err := e.GetAgent(pid, in.ID)
+	r, err := api.Call(ctx, e, api.GetAgent, api.AgentIn{Project: pid, Agent: in.ID})
 	if err != nil {
 		return nil, Log{}, toolError(err)
 	}
-	out.LogPath = r.LogPath
-	b, err := e.LogTail(pid, in.ID, n)
+	out.LogPath = r.Body.LogPath
+	b, err := api.Call(ctx, e, api.GetLog, api.LogIn{Project: pid, Agent: in.ID, Tail: n})
 	if err != nil {
 		return nil, Log{}, toolError(err)
 	}
-	if s := strings.TrimSuffix(string(b), "\n"); s != "" {
+	if s := strings.TrimSuffix(string(b.Body), "\n"); s != "" {
 		out.Lines = strings.Split(s, "\n")
 	}
 	return nil, out, nil
@@ -414,18 +416,17 @@ func (s *server) waitForLog(ctx context.Context, _ *mcp.CallToolRequest, in Wait
 		wait = time.Duration(in.TimeoutMs) * time.Millisecond
 	}
 	start := time.Now()
-	c := e.Client()
 	// Lines already there (the last 200), then what is written from now on.
-	resp, err := c.Do(ctx, "GET", "/v1/projects/"+pid+"/agents/"+in.ID+"/log?tail=200", nil)
+	tail, err := api.Call(ctx, e, api.GetLog, api.LogIn{Project: pid, Agent: in.ID, Tail: 200})
 	if err != nil {
 		return nil, Waited{}, toolError(err)
 	}
-	for _, l := range strings.Split(string(resp.Body), "\n") {
+	for _, l := range strings.Split(string(tail.Body), "\n") {
 		if re.MatchString(l) {
 			return nil, Waited{Matched: true, Line: l, Status: statusOf(e, pid, in.ID)}, nil
 		}
 	}
-	off, _ := strconv.ParseInt(resp.Header.Get(api.HeaderLogOffset), 10, 64)
+	off := tail.Offset
 	partial := ""
 	deadline := time.NewTimer(wait)
 	defer deadline.Stop()
@@ -440,12 +441,12 @@ func (s *server) waitForLog(ctx context.Context, _ *mcp.CallToolRequest, in Wait
 				Reason: fmt.Sprintf("no line matched within %s", wait)}, nil
 		case <-tick.C:
 		}
-		resp, err := c.Do(ctx, "GET", "/v1/projects/"+pid+"/agents/"+in.ID+"/log?since="+strconv.FormatInt(off, 10), nil)
+		more, err := api.Call(ctx, e, api.GetLog, api.LogIn{Project: pid, Agent: in.ID, Since: api.Some(off)})
 		if err != nil {
 			return nil, Waited{}, toolError(err)
 		}
-		off, _ = strconv.ParseInt(resp.Header.Get(api.HeaderLogOffset), 10, 64)
-		text := partial + string(resp.Body)
+		off = more.Offset
+		text := partial + string(more.Body)
 		lines := strings.Split(text, "\n")
 		partial = lines[len(lines)-1]
 		for _, l := range lines[:len(lines)-1] {
@@ -464,10 +465,10 @@ func (s *server) waitForLog(ctx context.Context, _ *mcp.CallToolRequest, in Wait
 	}
 }
 
-func statusOf(e *api.Remote, pid, id string) string {
-	r, err := e.GetAgent(pid, id)
+func statusOf(e *api.Client, pid, id string) string {
+	r, err := api.Call(context.Background(), e, api.GetAgent, api.AgentIn{Project: pid, Agent: id})
 	if err != nil {
 		return ""
 	}
-	return string(r.Status)
+	return string(r.Body.Status)
 }

@@ -43,7 +43,7 @@ func TestMain(m *testing.M) {
 type env struct {
 	t      testing.TB
 	host   *cli.Host
-	remote *api.Remote
+	remote *api.Client
 	cwd    string
 	cs     *mcp.ClientSession
 }
@@ -59,7 +59,7 @@ func start(t testing.TB) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	en := &env{t: t, host: h, remote: api.NewRemote(h.Info), cwd: filepath.Join(root, "project")}
+	en := &env{t: t, host: h, remote: api.NewClient(h.Info), cwd: filepath.Join(root, "project")}
 	if err := os.MkdirAll(en.cwd, 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -109,11 +109,12 @@ func (en *env) becomeAgent(spec supervisor.AgentSpec) string {
 		en.t.Fatal(err)
 	}
 	tok := agentToken(en.t, rec.PID)
-	r := api.NewRemote(api.EngineInfo{URL: en.host.Info.URL, Token: tok})
-	who, err := r.Whoami(context.Background())
-	if err != nil || who.User || who.AgentID != spec.ID || who.ProjectID != pr.ID {
-		en.t.Fatalf("whoami with %s's credential: %+v %v", spec.ID, who, err)
+	r := api.NewClient(api.EngineInfo{URL: en.host.Info.URL, Token: tok})
+	w, err := api.Call(context.Background(), r, api.GetWhoami, api.NoInput{})
+	if err != nil || w.Body.User || w.Body.AgentID != spec.ID || w.Body.ProjectID != pr.ID {
+		en.t.Fatalf("whoami with %s's credential: %+v %v", spec.ID, w, err)
 	}
+	who := w.Body
 	en.cs = en.connect(mcpserver.Config{Engine: r, Cwd: en.cwd, Caller: mcpserver.Caller{ProjectID: who.ProjectID, AgentID: who.AgentID}, Version: "test"})
 	return pr.ID
 }
@@ -248,7 +249,7 @@ func TestDevServerThroughTools(t *testing.T) {
 	}
 	en.fails("get_process", map[string]any{"id": "web"}, "ProcessNotFound: Process 'web' not found")
 	// The process lives in the project of the server's folder.
-	views := en.remote.ProjectViews()
+	views := en.host.Engine.ProjectViews()
 	if len(views) != 1 || views[0].Path != en.cwd {
 		t.Fatalf("projects: %+v", views)
 	}
@@ -428,7 +429,7 @@ func TestConcurrentCalls(t *testing.T) {
 	if n := len(en.ok("list_processes", map[string]any{"all": true})["processes"].([]any)); n != 8 {
 		t.Fatalf("%d processes", n)
 	}
-	if len(en.remote.ProjectViews()) != 1 {
+	if len(en.host.Engine.ProjectViews()) != 1 {
 		t.Fatal("the project was added more than once")
 	}
 }

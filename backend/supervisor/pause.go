@@ -515,6 +515,11 @@ type ProjectView struct {
 	// running agents were paused and its starts wait (budget.go).
 	DailyBudgetUsd float64 `json:"dailyBudgetUsd,omitempty"`
 	BudgetHeld     bool    `json:"budgetHeld,omitempty"`
+	// Its agents, those running and those in Needs you (the engine's
+	// reason on their records); in lists and answers, not in project:state.
+	Agents    int `json:"agents,omitempty"`
+	Running   int `json:"running,omitempty"`
+	Attention int `json:"attention,omitempty"`
 }
 
 func (e *Engine) view(p *project) ProjectView {
@@ -543,18 +548,23 @@ func (p *project) costTodayLocked(now time.Time) float64 {
 
 // withTotals adds the sum of its agents' figures to a project's view: the
 // user's own agents' in Totals, the claims of agents created by agents in
-// ClaimedTotals.
+// ClaimedTotals; and their counts.
 func (e *Engine) withTotals(p *project, v ProjectView) ProjectView {
-	for _, a := range p.list() {
-		a.mu.Lock()
-		if t := a.rec.Totals; t != nil {
-			if a.rec.Parent == "" {
+	for _, r := range e.records(p) {
+		v.Agents++
+		if r.Status.Live() {
+			v.Running++
+		}
+		if r.Attention != "" {
+			v.Attention++
+		}
+		if t := r.Totals; t != nil {
+			if r.Parent == "" {
 				v.Totals = v.Totals.Add(*t)
 			} else {
 				v.ClaimedTotals = v.ClaimedTotals.Add(*t)
 			}
 		}
-		a.mu.Unlock()
 	}
 	return v
 }

@@ -83,7 +83,7 @@ func run(n int) error {
 	// The window's side: the engine's event stream, each agent:state with
 	// its attention passed on.
 	seen := make(chan string, 16)
-	go c.Stream(ctx, "", 0, func(ev api.StreamEvent) error {
+	go c.Stream(ctx, api.StreamIn{}, func(ev api.StreamEvent) error {
 		if ev.Name == supervisor.EventAgentState {
 			var r store.Record
 			if json.Unmarshal(ev.Data, &r) == nil && r.ID == "asker" && r.Attention != "" {

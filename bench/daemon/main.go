@@ -96,7 +96,7 @@ func main() {
 	var info api.EngineInfo
 	for deadline := time.Now().Add(15 * time.Second); ; {
 		if info, err = api.ReadEngineInfo(p.EngineFile()); err == nil {
-			if _, err = api.NewRemote(info).Status(context.Background()); err == nil {
+			if _, err = api.Call(context.Background(), api.NewClient(info), api.GetEngine, api.NoInput{}); err == nil {
 				break
 			}
 		}
@@ -167,7 +167,7 @@ func main() {
 	changed := make(chan string, 64)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go api.NewClient(info).Stream(ctx, "project="+proj.ID, 0, func(ev api.StreamEvent) error {
+	go api.NewClient(info).Stream(ctx, api.StreamIn{Project: proj.ID}, func(ev api.StreamEvent) error {
 		if ev.Name != "agent:state" {
 			return nil
 		}

@@ -269,7 +269,7 @@ func (b *bench) sseLatency() {
 	defer cancel()
 	lat := make(chan time.Duration, 200)
 	ready := make(chan struct{})
-	go c.Stream(ctx, "", 0, func(ev api.StreamEvent) error {
+	go c.Stream(ctx, api.StreamIn{}, func(ev api.StreamEvent) error {
 		if ev.Name == "hello" {
 			close(ready)
 			return nil
@@ -300,7 +300,7 @@ func (b *bench) sseLatency() {
 		go func() {
 			defer wg.Done()
 			c := api.NewClient(h.Info)
-			_ = c.Stream(ctx, "", 0, func(ev api.StreamEvent) error {
+			_ = c.Stream(ctx, api.StreamIn{}, func(ev api.StreamEvent) error {
 				if ev.Name == "hello" {
 					connected <- struct{}{}
 				}

@@ -199,7 +199,7 @@ func main() {
 	var info api.EngineInfo
 	for deadline := time.Now().Add(15 * time.Second); ; {
 		if info, err = api.ReadEngineInfo(paths.Default().EngineFile()); err == nil {
-			if _, err = api.NewRemote(info).Status(context.Background()); err == nil {
+			if _, err = api.Call(context.Background(), api.NewClient(info), api.GetEngine, api.NoInput{}); err == nil {
 				break
 			}
 		}

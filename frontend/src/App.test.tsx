@@ -1,11 +1,12 @@
-import {act, cleanup, render, screen} from '@testing-library/react'
+import {act, cleanup, render, screen, within} from '@testing-library/react'
+import userEvent from '@testing-library/user-event'
 import {QueryClient, QueryClientProvider} from '@tanstack/react-query'
 import {beforeEach, describe, expect, it, vi} from 'vitest'
 import {api, getEngine, type EventName, type WhileClosed} from './api'
 import App from './App'
-import {summarize} from './state/queries'
+import {keys, summarize} from './state/queries'
 import {useUI} from './state/ui'
-import {agent} from './test/fixtures'
+import {agent, at, project as fixture} from './test/fixtures'
 
 const handlers = new Map<string, (data: unknown) => void>()
 
@@ -21,27 +22,20 @@ vi.mock('./api', async (orig) => {
       settings: {get: vi.fn()},
       setTitle: vi.fn(),
     },
-    // Pushed events go through the real schema check.
+    // Pushed events go through the real check against the engine's description.
     onEvent: (name: EventName, h: (d: unknown) => void) => {
       handlers.set(name, (data) => {
-        const parsed = ({
-          'agent:state': real.agentSchema, 'agent:removed': real.agentRefSchema, 'agent:log': real.logBatchSchema,
-          'project:synced': real.syncSummarySchema, notify: real.notificationSchema,
-          'project:state': real.projectStateSchema, 'engine:status': real.engineStatusSchema,
-          'agent:stats': real.statsBatchSchema, 'engine:while-closed': real.whileClosedSchema, 'agent:worktree': real.worktreeViewSchema,
-          'engine:alerts': real.engineAlertsSchema,
-        } as const)[name].safeParse(data)
-        if (parsed.success) h(parsed.data)
+        if (real.eventProblems(name, data).length === 0) h(data)
       })
       return () => handlers.delete(name)
     },
   }
 })
 
-const project = {id: 'p1', name: 'demo', path: '/src/demo', createdAt: '', loaded: true, agents: 1, running: 0, attention: 0}
+const project = fixture({agents: 1})
 
-function renderApp() {
-  render(<QueryClientProvider client={new QueryClient()}><App/></QueryClientProvider>)
+function renderApp(client = new QueryClient()) {
+  render(<QueryClientProvider client={client}><App/></QueryClientProvider>)
 }
 
 describe('App', () => {
@@ -87,11 +81,11 @@ describe('App', () => {
     vi.mocked(api.projects.whileClosed).mockResolvedValue(closedSummary('2026-05-01T12:00:00Z'))
     renderApp()
     await screen.findByText(/No agents in this project yet/)
-    await new Promise((r) => setTimeout(r, 50))
-    expect(screen.queryByRole('dialog')).toBeNull()
-    // From the feed.
+    // The summary has come once the feed offers it; the same start's is not shown again. From the feed, it is.
     act(() => useUI.getState().setFeedOpen(true))
-    ;(await screen.findByRole('button', {name: /While Shepherd was closed/})).click()
+    const fromFeed = await screen.findByRole('button', {name: /While Shepherd was closed/})
+    expect(screen.queryByRole('dialog')).toBeNull()
+    act(() => fromFeed.click())
     expect(await screen.findByRole('dialog', {name: 'While Shepherd was closed'})).toBeInTheDocument()
     act(() => useUI.getState().close())
     act(() => useUI.getState().setFeedOpen(false))
@@ -147,7 +141,7 @@ describe('App', () => {
     vi.mocked(api.agents.list).mockResolvedValue([])
     renderApp()
     await screen.findByText(/No agents in this project yet/)
-    act(() => handlers.get('notify')!({level: 'error', title: 'loop failed', message: 'exit code 1', projectId: 'p1', agentId: 'loop'}))
+    act(() => handlers.get('notify')!({level: 'error', kind: 'failed', title: 'loop failed', message: 'exit code 1', projectId: 'p1', agentId: 'loop', native: false}))
     await screen.findByText('loop failed')
     const toaster = () => document.querySelector<HTMLElement>('[data-sonner-toaster]')!
     expect(toaster().style.zIndex).toBe('')
@@ -165,9 +159,12 @@ describe('App', () => {
     vi.mocked(getEngine).mockResolvedValue({state: 'lost', url: '', pid: 4242, dataDir: '', message: gone})
     vi.mocked(api.projects.list).mockResolvedValue([project])
     vi.mocked(api.agents.list).mockRejectedValue(gone)
-    renderApp()
+    const client = new QueryClient({defaultOptions: {queries: {retry: false}}})
+    renderApp(client)
     await screen.findByText('The engine this window was attached to went away')
-    await new Promise((r) => setTimeout(r, 50))
+    // The list's read has failed and the screen shows it (no agents), without its own "went away".
+    await vi.waitFor(() => expect(client.getQueryState(keys.agents('p1'))?.status).toBe('error'))
+    await screen.findByText(/No agents in this project yet/)
     expect(document.body.textContent!.match(/went away/g)).toHaveLength(1)
     expect(screen.getByRole('alert')).toHaveTextContent('pid 4242: connection refused')
   })
@@ -197,10 +194,79 @@ describe('App', () => {
     renderApp()
     await screen.findByText('ask')
     act(() => handlers.get('notify')!({level: 'warning', kind: 'waiting', title: 'ask waits for you', message: 'permission for Bash',
-      projectId: 'p1', agentId: 'ask'}))
+      projectId: 'p1', agentId: 'ask', native: false}))
     const toastEl = (await screen.findByText('ask waits for you')).closest('[data-sonner-toast]')!
     act(() => (toastEl.querySelector('[data-button]') as HTMLElement).click())
     expect(useUI.getState().agentId).toBe('ask')
+  })
+
+  it('the projects by keyboard: one in the Tab order, ↑ ↓ Home End move without loading, Enter selects', async () => {
+    const user = userEvent.setup()
+    vi.mocked(api.projects.list).mockResolvedValue([project, {...project, id: 'p2', name: 'other'}, {...project, id: 'p3', name: 'third'}])
+    vi.mocked(api.agents.list).mockResolvedValue([])
+    vi.mocked(api.agents.events).mockResolvedValue([])
+    renderApp()
+    await screen.findByText(/No agents in this project yet/)
+    const nav = screen.getByRole('navigation', {name: 'Projects'})
+    const items = Array.from(nav.querySelectorAll<HTMLElement>('button.project'))
+    expect(items.map((b) => b.tabIndex)).toEqual([0, -1, -1])
+    expect(items[0]).toHaveAttribute('aria-current', 'true')
+    act(() => items[0].focus())
+    await user.keyboard('{ArrowDown}')
+    expect(document.activeElement).toBe(items[1])
+    expect(useUI.getState().projectId).toBe('p1')
+    await user.keyboard('{End}')
+    expect(document.activeElement).toBe(items[2])
+    await user.keyboard('{Home}{ArrowDown}{Enter}')
+    expect(useUI.getState().projectId).toBe('p2')
+    expect(items[1]).toHaveAttribute('aria-current', 'true')
+    expect(items.map((b) => b.tabIndex)).toEqual([-1, 0, -1])
+    // The selected project's own actions are next in the Tab order.
+    await user.tab()
+    expect(document.activeElement).toHaveAccessibleName('Rename')
+  })
+
+  it('the feed by keyboard: it takes the focus, ↓ moves, ← → change its tab, Enter shows the agent, Esc gives the focus back to the bell', async () => {
+    const user = userEvent.setup()
+    vi.mocked(api.projects.list).mockResolvedValue([project, {...project, id: 'p2', name: 'other'}])
+    vi.mocked(api.agents.list).mockResolvedValue([agent({id: 'web', projectId: 'p1', status: 'failed', exitReason: 'failed', exitCode: 3})])
+    vi.mocked(api.agents.events).mockImplementation(async (projectId: string) => projectId !== 'p1' ? [] : [
+      {time: at(20), event: 'transition', agentId: 'web', from: 'running', to: 'failed', reason: 'exit', data: {exitReason: 'failed', exitCode: 3}},
+      {time: at(10), event: 'start:failed', agentId: 'job', reason: 'exec: "job": not found'},
+    ])
+    vi.mocked(api.logs.tail).mockReturnValue(new Promise(() => {}))
+    vi.mocked(api.logs.unfollow).mockResolvedValue(undefined as never)
+    vi.mocked(api.settings.get).mockReturnValue(new Promise(() => {}))
+    renderApp()
+    await screen.findByText('web')
+    const bell = screen.getByRole('button', {name: /^Activity:/})
+    await user.click(bell)
+    const feed = await screen.findByRole('feed')
+    const articles = () => within(feed).getAllByRole('article')
+    await vi.waitFor(() => expect(articles()).toHaveLength(2))
+    expect(document.activeElement).toBe(articles()[0])
+    expect(articles()[0]).toHaveAccessibleName('job could not start')
+    expect(articles().map((a) => [a.getAttribute('aria-posinset'), a.getAttribute('aria-setsize')])).toEqual([['1', '2'], ['2', '2']])
+    await user.keyboard('{ArrowDown}')
+    expect(document.activeElement).toBe(articles()[1])
+    expect(articles().map((a) => a.tabIndex)).toEqual([-1, 0])
+    await user.keyboard('{Enter}')
+    expect(useUI.getState().agentId).toBe('web')
+    // The tabs: the selected one in the Tab order, ← → change it; the list is its panel.
+    const tabs = within(screen.getByRole('complementary', {name: 'Activity'})).getAllByRole('tab')
+    expect(tabs.map((t) => t.tabIndex)).toEqual([0, -1])
+    act(() => tabs[0].focus())
+    await user.keyboard('{ArrowRight}')
+    expect(document.activeElement).toBe(tabs[1])
+    expect(tabs[1]).toHaveAttribute('aria-selected', 'true')
+    expect(screen.getByRole('tabpanel', {name: 'All projects'})).toContainElement(feed)
+    expect(feed).toHaveAccessibleName('Activity of all projects')
+    await user.keyboard('{ArrowLeft}')
+    expect(tabs[0]).toHaveAttribute('aria-selected', 'true')
+    act(() => articles()[1].focus())
+    await user.keyboard('{Escape}')
+    expect(screen.queryByRole('feed')).toBeNull()
+    expect(document.activeElement).toBe(bell)
   })
 
   it('summarises a sync', () => {

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -178,7 +179,7 @@ func TestEventStreamResumesAfterReconnect(t *testing.T) {
 		done := make(chan error, 1)
 		hello := make(chan struct{}, 1)
 		go func() {
-			done <- client.Stream(ctx, "project="+proj.ID, last, func(ev api.StreamEvent) error {
+			done <- client.Stream(ctx, api.StreamIn{Project: proj.ID, LastEventID: strconv.FormatUint(last, 10)}, func(ev api.StreamEvent) error {
 				if ev.Name == "hello" {
 					hello <- struct{}{}
 				}

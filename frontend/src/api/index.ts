@@ -1,108 +1,178 @@
 // The one door from the UI to Go. Components import this module, never the
-// generated wailsjs bindings, so that tests can vi.mock it and the bindings'
-// untyped corners (times as `any`) stay in one place.
+// generated wailsjs bindings, so that tests can vi.mock it. The engine is
+// reached through one generic binding, App.Call(operationId, params, body),
+// typed here by the engine's description (schema.gen.ts): call('startAgent',
+// {project, agent}) takes and answers what the engine's Go types say. The
+// window's own bindings (folder picker, PATH, preferences, its log follow)
+// stay as they are.
 import * as App from '../../wailsjs/go/app/App'
 import * as Agents from '../../wailsjs/go/app/AgentService'
 import * as Logs from '../../wailsjs/go/app/LogService'
 import * as Projects from '../../wailsjs/go/app/ProjectService'
 import * as SettingsSvc from '../../wailsjs/go/app/SettingsService'
 import {EventsOn, WindowSetTitle} from '../../wailsjs/runtime/runtime'
-import type {z} from 'zod'
-import {
-  agentRefSchema, agentSchema, engineAlertsSchema, engineStatusSchema, logBatchSchema, notificationSchema, projectStateSchema, statsBatchSchema, syncSummarySchema, whileClosedSchema,
-  type Agent, type AgentSpec, type EngineEvent, type EngineStatus, type LogChunk, type Project,
-  type Prefs, type SandboxSupport, type Settings, type Stats, type SyncSummary, type WhileClosed,
-} from './types'
-import {worktreeViewSchema, type Diff, type MergePlan, type MergeResult, type ResolveResult, type WorktreeEnd, type WorktreeView} from './worktree'
+import {eventSchema, problems} from './check'
+import type {operations} from './schema.gen'
+import type {AgentSpec, EngineStatus, Prefs, Schemas, WorktreeEnd} from './types'
 
 export * from './types'
-export * from './worktree'
+
+// ------------------------------------------------------------ the client
+
+/** The engine's operations, by id. */
+export type OperationId = keyof operations
+
+type Present<T> = [T] extends [never] ? {} : [T] extends [undefined] ? {} : NonNullable<T>
+type ParamsOf<P> = Present<P extends {path: infer X} ? X : never> &
+  Present<P extends {query?: infer X} ? X : never> & Present<P extends {header?: infer X} ? X : never>
+
+/** An operation's parameters by name: path, query and header ones alike. */
+export type Params<K extends OperationId> = ParamsOf<operations[K]['parameters']>
+
+type JSONOf<C> = C extends {content: {'application/json': infer B}} ? B : never
+/** An operation's JSON body (undefined: it takes none). */
+export type Body<K extends OperationId> = operations[K] extends {requestBody: infer R} ? JSONOf<R>
+  : operations[K] extends {requestBody?: never} ? undefined
+    : operations[K] extends {requestBody?: infer R} ? JSONOf<R> | undefined : undefined
+
+type Success<R> = R extends {200: infer S} ? S : R extends {201: infer S} ? S : R extends {202: infer S} ? S : never
+type ContentOf<S> = S extends {content: {'application/json': infer T}} ? T
+  : S extends {content: {'application/x-ndjson': infer T}} ? T[]
+    : S extends {content: {'text/plain': infer T}} ? T : null
+/** What an operation answers (an NDJSON answer as an array). */
+export type Answer<K extends OperationId> = ContentOf<Success<operations[K]['responses']>>
+
+type ParamsArg<K extends OperationId> = {} extends Params<K> ? [params?: Params<K>] : [params: Params<K>]
+type CallArgs<K extends OperationId> = operations[K] extends {requestBody: object}
+  ? [params: Params<K>, body: Body<K>]
+  : [...ParamsArg<K>, body?: Body<K>]
+
+/** A refused call: the engine's kind of error (ProcessNotFound, ValidationError…), its words and status. */
+export class ApiError extends Error {
+  constructor(readonly kind: string, message: string, readonly status?: number) {
+    super(message)
+    this.name = 'ApiError'
+  }
+}
+
+function asApiError(err: unknown): unknown {
+  const text = typeof err === 'string' ? err : err instanceof Error ? err.message : undefined
+  if (text?.startsWith('{')) {
+    try {
+      const e = JSON.parse(text) as {error?: string; message?: string; status?: number}
+      if (e.error && typeof e.message === 'string') return new ApiError(e.error, e.message, e.status)
+    } catch {
+      // not the engine's error: as it is
+    }
+  }
+  return err
+}
+
+/** Calls the engine's operation id; rejects with an ApiError. */
+export async function call<K extends OperationId>(id: K, ...args: CallArgs<K>): Promise<Answer<K>> {
+  const [params, body] = args as [Record<string, unknown> | undefined, unknown]
+  try {
+    return (await App.Call(id, params ?? {}, body === undefined || body === null ? '' : JSON.stringify(body))) as Answer<K>
+  } catch (err) {
+    throw asApiError(err)
+  }
+}
+
+const list = <T>(v: T[] | null | undefined): T[] => v ?? []
+
+/** A spec as the engine's type says it (of its workspace the engine reads worktree and base only). */
+const specBody = (s: AgentSpec) => s as Schemas['AgentSpec']
+
+// ------------------------------------------------------- what the UI asks
 
 export const getVersion = (): Promise<string> => App.Version()
-export const getEngine = (): Promise<EngineStatus> => App.Engine() as Promise<EngineStatus>
+export const getEngine = (): Promise<EngineStatus> => App.Engine()
 /** Starts an engine in this window (after the one it was attached to went away). */
-export const startEngine = (): Promise<EngineStatus> => App.StartEngine() as Promise<EngineStatus>
+export const startEngine = (): Promise<EngineStatus> => App.StartEngine()
 
 export const api = {
   /** The `--mcp-config` value (JSON) that gives a Claude Code agent Shepherd's MCP server. */
   mcpConfig: (): Promise<string> => App.MCPConfig(),
   projects: {
-    list: () => Projects.List() as Promise<Project[]>,
-    add: (path: string, name = '') => Projects.Add(path, name) as Promise<Project>,
+    list: async () => list(await call('listProjects')),
+    add: (path: string, name = '') => call('addProject', {}, {path, name}),
     pickFolder: (title = '') => Projects.PickFolder(title),
-    rename: (id: string, name: string) => Projects.Rename(id, name) as Promise<Project>,
-    remove: (id: string, force: boolean) => Projects.Remove(id, force),
-    select: (id: string) => Projects.Select(id) as Promise<SyncSummary>,
+    rename: (id: string, name: string) => call('renameProject', {project: id}, {name}),
+    remove: async (id: string, force: boolean) => void await call('removeProject', {project: id, force}),
+    select: (id: string) => call('selectProject', {project: id}),
     /** Pauses the project (its running agents at a safe point unless now); resolves once they are paused. */
-    pause: (id: string, note = '', now = false) =>
-      Projects.Pause(id, note, now) as Promise<{agentId: string; record?: Agent; error?: string}[]>,
-    unpause: (id: string) => Projects.Unpause(id),
+    pause: async (id: string, note = '', now = false) => list(await call('pauseProject', {project: id}, {note, now})),
+    unpause: async (id: string) => void await call('unpauseProject', {project: id}),
     /** What the engine found at its start, for every project; null while it is still loading them. */
-    whileClosed: () => Projects.WhileClosed() as Promise<WhileClosed | null>,
+    whileClosed: () => call('getWhileClosed').catch((err: unknown) => {
+      if (err instanceof ApiError && err.status === 404) return null
+      throw err
+    }),
   },
   agents: {
-    list: (projectId: string) => Agents.List(projectId) as Promise<Agent[]>,
-    get: (projectId: string, id: string) => Agents.Get(projectId, id) as Promise<Agent>,
-    create: (projectId: string, spec: AgentSpec) =>
-      Agents.Create(projectId, spec as Parameters<typeof Agents.Create>[1]) as Promise<Agent>,
-    update: (projectId: string, spec: AgentSpec) =>
-      Agents.Update(projectId, spec as Parameters<typeof Agents.Update>[1]) as Promise<Agent>,
-    start: (projectId: string, id: string) => Agents.Start(projectId, id) as Promise<Agent>,
+    list: async (projectId: string) => list(await call('listAgents', {project: projectId})),
+    get: (projectId: string, id: string) => call('getAgent', {project: projectId, agent: id}),
+    create: (projectId: string, spec: AgentSpec) => call('createAgent', {project: projectId}, specBody(spec)),
+    update: (projectId: string, spec: AgentSpec) => call('updateAgent', {project: projectId, agent: spec.id}, specBody(spec)),
+    start: (projectId: string, id: string) => call('startAgent', {project: projectId, agent: id}),
     /** graceSec < 0: the agent's own grace. */
-    stop: (projectId: string, id: string, graceSec = -1) => Agents.Stop(projectId, id, graceSec) as Promise<Agent>,
-    resume: (projectId: string, id: string) => Agents.Resume(projectId, id) as Promise<Agent>,
-    pause: (projectId: string, id: string, now = false, note = '') => Agents.Pause(projectId, id, now, note) as Promise<Agent>,
-    unpause: (projectId: string, id: string) => Agents.Unpause(projectId, id) as Promise<Agent>,
+    stop: (projectId: string, id: string, graceSec = -1) =>
+      call('stopAgent', {project: projectId, agent: id}, graceSec < 0 ? undefined : {graceSec}),
+    resume: (projectId: string, id: string) => call('resumeAgent', {project: projectId, agent: id}),
+    pause: (projectId: string, id: string, now = false, note = '') => call('pauseAgent', {project: projectId, agent: id}, {now, note}),
+    unpause: (projectId: string, id: string) => call('unpauseAgent', {project: projectId, agent: id}),
     /** The user has seen what it needed of them: it leaves Needs you until it needs them again. Rejects when there is nothing to acknowledge. */
-    ack: (projectId: string, id: string) => Agents.Ack(projectId, id) as Promise<Agent>,
+    ack: (projectId: string, id: string) => call('ackAgent', {project: projectId, agent: id}),
     /** The answer to a budget pause: raise (above what was reached), remove the limit, once, stop. */
-    answerBudget: (projectId: string, id: string, action: 'raise' | 'remove' | 'once' | 'stop', limit = 0) =>
-      Agents.AnswerBudget(projectId, id, action, limit) as Promise<Agent>,
-    /** The window shows this project: sample its agents' CPU and memory (a 15 s lease; call it again while shown). */
-    watch: (projectId: string) => Agents.Watch(projectId),
+    answerBudget: (projectId: string, id: string, action: Schemas['BudgetInput']['action'], limit = 0) =>
+      call('answerBudget', {project: projectId, agent: id}, {action, limit}),
+    /** The window shows this project: sample its agents' CPU and memory (a lease; call it again while shown). */
+    watch: async (projectId: string) => void await call('listAgents', {project: projectId, stats: true}),
     /** The current run's recent CPU and memory samples, oldest first (about 5 minutes; empty when not running). */
-    statsHistory: (projectId: string, id: string) => Agents.StatsHistory(projectId, id) as Promise<Stats[]>,
-    remove: (projectId: string, id: string, force: boolean, deleteLog: boolean) =>
-      Agents.Remove(projectId, id, force, deleteLog),
-    stopAll: (projectId: string) =>
-      Agents.StopAll(projectId) as Promise<{agentId: string; record?: Agent; error?: string}[]>,
+    statsHistory: async (projectId: string, id: string) => list(await call('getStats', {project: projectId, agent: id})),
+    remove: async (projectId: string, id: string, force: boolean, deleteLog: boolean) =>
+      void await call('removeAgent', {project: projectId, agent: id, force, deleteLog}),
+    stopAll: async (projectId: string) => list(await call('stopAll', {project: projectId})),
     /** Where the engine would find command (exec.LookPath); rejects when it would not. */
     lookPath: (command: string, cwd: string) => Agents.LookPath(command, cwd),
-    events: (projectId: string, id: string, limit = 200) =>
-      Agents.Events(projectId, id, limit) as Promise<EngineEvent[]>,
+    events: async (projectId: string, id: string, limit = 200) =>
+      call('listEvents', {project: projectId, agent: id, limit}),
   },
   worktree: {
     /** The agent's changes against its base (files, +/−, hunks). */
-    diff: (projectId: string, id: string) => Agents.Diff(projectId, id) as Promise<Diff>,
+    diff: (projectId: string, id: string) => call('getDiff', {project: projectId, agent: id}),
     /** Looks at the worktree again: ahead/behind, dirty, what vanished (pushes agent:worktree). */
-    refresh: (projectId: string, id: string) => Agents.RefreshWorktree(projectId, id) as Promise<WorktreeView>,
+    refresh: (projectId: string, id: string) => call('refreshWorktree', {project: projectId, agent: id}),
     /** Removes the agent: its worktree kept as a branch, merged into the base (its uncommitted work committed first, with message), or discarded. */
-    remove: (projectId: string, id: string, opts: {force: boolean; deleteLog: boolean; end: WorktreeEnd; discardChanges: boolean; message?: string}) =>
-      Agents.RemoveWorktree(projectId, id, opts.force, opts.deleteLog, opts.end, opts.discardChanges, opts.message ?? ''),
+    remove: async (projectId: string, id: string, opts: {force: boolean; deleteLog: boolean; end: WorktreeEnd; discardChanges: boolean; message?: string}) =>
+      void await call('removeAgent', {project: projectId, agent: id, force: opts.force, deleteLog: opts.deleteLog, worktree: opts.end,
+        discardChanges: opts.discardChanges, message: opts.message ?? ''}),
     /** What a merge would do now: what is committed first, the default message, as whom, what stands in the way. */
-    plan: (projectId: string, id: string) => Agents.MergePlan(projectId, id) as Promise<MergePlan>,
+    plan: (projectId: string, id: string) => call('getMergePlan', {project: projectId, agent: id}),
     /** Commits the uncommitted work (message; empty: the default one), then merges into the base; a conflict is in the result. */
-    merge: (projectId: string, id: string, message: string) => Agents.Merge(projectId, id, message) as Promise<MergeResult>,
+    merge: (projectId: string, id: string, message: string) => call('mergeWorktree', {project: projectId, agent: id}, {message}),
     /** Asks the agent to merge its base and resolve the conflicts (it resumes with that instruction). */
     askToResolve: (projectId: string, id: string, message = '') =>
-      Agents.AskToResolve(projectId, id, message) as Promise<ResolveResult>,
+      call('askToResolve', {project: projectId, agent: id}, {message}),
     /** Whether a preset agent of this project gets a worktree unless unticked (a git project). */
     byDefault: (projectId: string) => Agents.WorktreeByDefault(projectId),
   },
   logs: {
-    tail: (projectId: string, id: string, n = 2000) => Logs.Tail(projectId, id, n) as Promise<LogChunk>,
+    tail: (projectId: string, id: string, n = 2000) => Logs.Tail(projectId, id, n),
     follow: (projectId: string, id: string, offset: number) => Logs.Follow(projectId, id, offset),
     unfollow: (projectId: string, id: string) => Logs.Unfollow(projectId, id),
   },
   settings: {
-    get: (projectId: string) => SettingsSvc.Get(projectId) as Promise<Settings>,
-    // The generated type follows the Go struct, which grows; the engine checks what it gets.
-    put: (projectId: string, s: Settings) =>
-      SettingsSvc.Put(projectId, s as Parameters<typeof SettingsSvc.Put>[1]) as Promise<Settings>,
-    getPrefs: () => SettingsSvc.GetPrefs() as Promise<Prefs>,
-    putPrefs: (p: Prefs) => SettingsSvc.PutPrefs(p as Parameters<typeof SettingsSvc.PutPrefs>[0]) as Promise<Prefs>,
+    get: (projectId: string) => call('getSettings', {project: projectId}),
+    put: (projectId: string, s: Schemas['Settings']) => call('putSettings', {project: projectId}, s),
+    getPrefs: (): Promise<Prefs> => SettingsSvc.GetPrefs(),
+    putPrefs: (p: Prefs): Promise<Prefs> => SettingsSvc.PutPrefs(p),
     /** What of the sandbox the engine's machine can enforce. */
-    sandbox: () => SettingsSvc.Sandbox() as Promise<SandboxSupport>,
+    sandbox: async () => {
+      const sb = (await call('getEngine')).sandbox
+      if (!sb) throw new Error('the engine does not say what of the sandbox it enforces')
+      return sb
+    },
   },
   setTitle: (title: string) => {
     try {
@@ -112,6 +182,8 @@ export const api = {
     }
   },
 }
+
+// ------------------------------------------------------------ pushed events
 
 /** Pushed event names, the same constants as in Go. */
 export const EVENTS = {
@@ -128,43 +200,38 @@ export const EVENTS = {
   engineAlerts: 'engine:alerts',
 } as const
 
-const schemas = {
-  [EVENTS.agentState]: agentSchema,
-  [EVENTS.agentRemoved]: agentRefSchema,
-  [EVENTS.agentLog]: logBatchSchema,
-  [EVENTS.projectSynced]: syncSummarySchema,
-  [EVENTS.projectState]: projectStateSchema,
-  [EVENTS.engineStatus]: engineStatusSchema,
-  [EVENTS.agentStats]: statsBatchSchema,
-  [EVENTS.notify]: notificationSchema,
-  [EVENTS.whileClosed]: whileClosedSchema,
-  [EVENTS.agentWorktree]: worktreeViewSchema,
-  [EVENTS.engineAlerts]: engineAlertsSchema,
+/** The engine's events' payloads, by name (the EventPayloads schema), and the window's own engine:status. */
+type Payloads = Schemas['EventPayloads'] & {'engine:status': EngineStatus}
+export type EventName = (typeof EVENTS)[keyof typeof EVENTS]
+export type EventPayload<E extends EventName> = Payloads[E]
+
+/** What is wrong with an event's payload against its schema (empty: nothing; the window's own events are not checked). */
+export function eventProblems(name: string, data: unknown): string[] {
+  const schema = eventSchema(name)
+  return schema ? problems(data, schema) : []
 }
-type Schemas = typeof schemas
-export type EventName = keyof Schemas
-export type EventPayload<E extends EventName> = z.infer<Schemas[E]>
 
 /**
- * Subscribes to a pushed event; payloads that do not match their schema are
- * reported on the console and dropped. Returns the unsubscribe function.
+ * Subscribes to a pushed event; payloads that do not match the engine's
+ * description of them are reported on the console and dropped. Returns the
+ * unsubscribe function.
  */
 export function onEvent<E extends EventName>(name: E, handler: (data: EventPayload<E>) => void): () => void {
   try {
     return EventsOn(name, (data: unknown) => {
-      const parsed = schemas[name].safeParse(data)
-      if (!parsed.success) {
-        console.warn(`dropped a malformed ${name} event`, parsed.error.issues)
+      const wrong = eventProblems(name, data)
+      if (wrong.length > 0) {
+        console.warn(`dropped a malformed ${name} event`, wrong)
         return
       }
-      handler(parsed.data as EventPayload<E>)
+      handler(data as EventPayload<E>)
     })
   } catch {
     return () => {} // no Wails runtime (a plain browser)
   }
 }
 
-/** The message of a rejected Go call (Wails rejects with the error's text). */
+/** The message of a rejected call (an ApiError's words; Wails rejects the window's own bindings with the error's text). */
 export function errorMessage(err: unknown): string {
   if (typeof err === 'string') return err
   if (err instanceof Error) return err.message

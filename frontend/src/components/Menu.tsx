@@ -12,13 +12,18 @@ interface Props {
   label: string
   items: MenuItem[]
   children?: ReactNode
+  /** The button's place in the Tab order (-1: reached by other keys, as in the agents list). */
+  tabIndex?: number
 }
 
 /**
- * A "⋯" button and its menu. The menu is fixed to the window, so a scrolling
- * list never clips it; Esc, a click elsewhere or a choice closes it.
+ * A "⋯" button and its menu (WAI-ARIA menu button). The menu is fixed to the
+ * window, so a scrolling list never clips it. It opens on its first item;
+ * ↑ ↓ Home End move; Esc, Tab, a click elsewhere or a choice closes it, and
+ * the focus goes back to the button (a choice that opens a dialog: the
+ * dialog gives it back there).
  */
-export function Menu({label, items, children = '⋯'}: Props) {
+export function Menu({label, items, children = '⋯', tabIndex}: Props) {
   const [open, setOpen] = useState(false)
   const [pos, setPos] = useState<{top: number; right: number} | null>(null)
   const button = useRef<HTMLButtonElement>(null)
@@ -48,34 +53,49 @@ export function Menu({label, items, children = '⋯'}: Props) {
     }
     document.addEventListener('mousedown', onDown)
     window.addEventListener('keydown', onKey, true)
-    menu.current?.querySelector<HTMLElement>('[role="menuitem"]:not(:disabled)')?.focus()
     return () => {
       document.removeEventListener('mousedown', onDown)
       window.removeEventListener('keydown', onKey, true)
     }
   }, [open])
 
+  // The first item takes the focus once the menu is placed (hidden until then, it could not).
+  useEffect(() => {
+    if (open && pos && !menu.current?.contains(document.activeElement)) {
+      menu.current?.querySelector<HTMLElement>('[role="menuitem"]:not(:disabled)')?.focus()
+    }
+  }, [open, pos])
+
   const onMenuKey = (e: React.KeyboardEvent) => {
-    if (e.key !== 'ArrowDown' && e.key !== 'ArrowUp') return
-    e.preventDefault()
-    e.stopPropagation()
+    if (e.key === 'Tab') {
+      // Tab leaves from the button, as if the menu had not opened.
+      setOpen(false)
+      button.current?.focus()
+      return
+    }
     const all = Array.from(menu.current?.querySelectorAll<HTMLElement>('[role="menuitem"]:not(:disabled)') ?? [])
     const i = all.indexOf(document.activeElement as HTMLElement)
-    all[(i + (e.key === 'ArrowDown' ? 1 : all.length - 1)) % all.length]?.focus()
+    const to = {ArrowDown: (i + 1) % all.length, ArrowUp: (i + all.length - 1) % all.length, Home: 0, End: all.length - 1}[e.key]
+    e.stopPropagation() // not the list's keys
+    if (to === undefined) return
+    e.preventDefault()
+    all[to]?.focus()
   }
 
   return (
     <span className="menu-wrap" onClick={(e) => e.stopPropagation()}>
       <button ref={button} type="button" className="menu-button" aria-label={label} title={label}
-        aria-haspopup="menu" aria-expanded={open} onClick={() => setOpen(!open)}>{children}</button>
+        aria-haspopup="menu" aria-expanded={open} tabIndex={tabIndex} onClick={() => setOpen(!open)}>{children}</button>
       {open && (
         <div ref={menu} role="menu" aria-label={label} className="menu" onKeyDown={onMenuKey}
           style={pos ? {top: pos.top, right: pos.right} : {visibility: 'hidden'}}>
           {items.map((it) => (
             <button key={it.label} type="button" role="menuitem" title={it.title} disabled={it.disabled}
               className={it.danger ? 'danger' : undefined}
+              tabIndex={-1}
               onClick={() => {
                 setOpen(false)
+                button.current?.focus()
                 it.onSelect()
               }}>{it.label}</button>
           ))}

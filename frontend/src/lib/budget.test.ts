@@ -1,12 +1,11 @@
 import {describe, expect, it} from 'vitest'
-import {agent} from '../test/fixtures'
+import {agent, project as fixture, type Patch} from '../test/fixtures'
 import type {Project} from '../api'
 import {budgetFlags, budgetQuestion, budgetReached, dailyText, limitsText, raiseProblem, reachedOf, spendText, suggestedRaise, withBudgetFlags} from './budget'
 import {statusView} from './status'
 import {attentionReason, groupOf} from './groups'
 
-const project = (p: Partial<Project>): Project =>
-  ({id: 'p1', name: 'demo', path: '/d', createdAt: '', loaded: true, agents: 0, running: 0, attention: 0, ...p})
+const project = (p: Patch<Project>): Project => fixture({name: 'demo', path: '/d', ...p})
 
 describe('budgets in words', () => {
   it('says the limits and the spend against the budget', () => {

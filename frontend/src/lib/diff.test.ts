@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import type {Diff} from '../api/worktree'
+import type {Diff} from '../api'
 import {aheadBehind, diffRows} from './diff'
 
 const diff: Diff = {

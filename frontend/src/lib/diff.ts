@@ -1,6 +1,6 @@
 // A worktree's diff as rows for one virtualised list: a header row per file,
 // a row per hunk header, a row per line (with its old and new line numbers).
-import type {Diff, FileDiff} from '../api/worktree'
+import type {Diff, FileDiff} from '../api'
 
 export type DiffRow =
   | {kind: 'file'; file: FileDiff; n: number}

@@ -1,15 +1,13 @@
 import {describe, expect, it} from 'vitest'
 import type {Project} from '../api'
-import {agent, at, NOW} from '../test/fixtures'
+import {agent, at, NOW, project as fixture, type Patch} from '../test/fixtures'
 import {causeText, describe as describeEvent} from './feed'
 import {
   engineText, loadText, ordinal, pausedDetail, pausedSince, pauseProgress, progressText, queuedFor, queueLabel,
 } from './pause'
 
-const project = (patch: Partial<Project> = {}): Project => ({
-  id: 'p1', name: 'app', path: '/src/app', createdAt: at(9999), loaded: true, agents: 5, running: 0, attention: 0,
-  live: 0, queued: 0, maxRunning: 0, paused: false, ...patch,
-})
+const project = (patch: Patch<Project> = {}): Project =>
+  fixture({name: 'app', path: '/src/app', createdAt: at(9999), agents: 5, ...patch})
 
 describe('queue texts', () => {
   it('ordinals', () => {

@@ -37,16 +37,19 @@ export function valuesOfGrants(g: Grants | null | undefined): SandboxValues {
   }
 }
 
-const dirsOf = (g: Grants) => g.writeDirs ?? []
+/** What of the grants the words say. */
+type Said = Pick<Grants, 'network' | 'writeDirs'>
+
+const dirsOf = (g: Said) => g.writeDirs ?? []
 
 /** One line for a tooltip or a field: "network; writes in /a, /b" or "no network; writes only to its log". */
-export function grantsText(g: Grants): string {
+export function grantsText(g: Said): string {
   const dirs = dirsOf(g)
   return `${g.network ? 'network' : 'no network'}; ${dirs.length ? `writes in ${dirs.join(', ')}` : 'writes only to its log'}`
 }
 
 /** The lock's tooltip: what a sandboxed agent may and may not do. */
-export function grantsTitle(g: Grants): string {
+export function grantsTitle(g: Said): string {
   const dirs = dirsOf(g)
   return [
     'Sandboxed: reads any file',

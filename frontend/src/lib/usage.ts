@@ -65,7 +65,7 @@ export function tokens(n?: number | null): string {
 }
 
 /** One run's or all runs' figures on one line: "3 turns, 1 s, $0.0123, 420 in, 300 cached, 50 out tokens". */
-export function figuresText(r: RunResult & {runs?: number | null}): string {
+export function figuresText(r: Partial<RunResult>): string {
   return [
     r.runs != null && `${r.runs} run${r.runs === 1 ? '' : 's'}`,
     r.turns != null && `${r.turns} turn${r.turns === 1 ? '' : 's'}`,
@@ -77,8 +77,8 @@ export function figuresText(r: RunResult & {runs?: number | null}): string {
 }
 
 /** The rows of the detail's figures table: a label and the value for the last run and for all runs. */
-export function figureRows(last?: RunResult | null, all?: Totals | null): [string, string, string][] {
-  const rows: [string, (r: RunResult) => string][] = [
+export function figureRows(last?: Partial<RunResult> | null, all?: Partial<Totals> | null): [string, string, string][] {
+  const rows: [string, (r: Partial<RunResult>) => string][] = [
     ['Turns', (r) => (r.turns != null ? String(r.turns) : '—')],
     ['Duration', (r) => (r.durationMs != null ? duration(r.durationMs) : '—')],
     ['Cost', (r) => (r.costUsd != null ? exactMoney(r.costUsd) : 'not reported')],

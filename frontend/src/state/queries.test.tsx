@@ -4,7 +4,7 @@ import type {ReactNode} from 'react'
 import {Toaster} from 'sonner'
 import {afterEach, beforeEach, describe, expect, it, vi} from 'vitest'
 import {api, type EventName} from '../api'
-import {agent} from '../test/fixtures'
+import {agent, project} from '../test/fixtures'
 import {keys, REFRESH_MS, useEngineEvents} from './queries'
 
 const handlers = new Map<string, (data: unknown) => void>()
@@ -104,8 +104,8 @@ describe('toasts', () => {
 describe('notifications name projects by their names', () => {
   it('says the project by its name, in the title when it is not the one shown, and never its id', async () => {
     const {notificationWords} = await import('./queries')
-    const projects = [{id: 'myrepo-8783cf1d80', name: 'myrepo', path: '/r', createdAt: '', loaded: true, agents: 0, running: 0, attention: 0}]
-    const n = {level: 'warning', kind: 'budget', title: 'Daily budget reached', projectId: 'myrepo-8783cf1d80',
+    const projects = [project({id: 'myrepo-8783cf1d80', name: 'myrepo', path: '/r'})]
+    const n = {level: 'warning', kind: 'budget', title: 'Daily budget reached', projectId: 'myrepo-8783cf1d80', native: false,
       message: "Project myrepo-8783cf1d80 paused: daily budget $0.0002 reached ($0.0003 today). Raise it in the project's settings or wait for tomorrow."}
     const other = notificationWords(n, projects, 'elsewhere')
     expect(other.title).toBe('Daily budget reached · myrepo')

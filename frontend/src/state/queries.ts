@@ -105,7 +105,7 @@ export function useAttentionCounts(projects: readonly Project[]): Map<string, nu
       enabled: false, // read what is cached; the shown project's list is fetched by its screen
     })),
     combine: (results) => new Map(results.map((r, i) => [projects[i].id,
-      r.data ? countGroups(r.data).attention : projects[i].attention])),
+      r.data ? countGroups(r.data).attention : projects[i].attention ?? 0])),
   })
 }
 

@@ -125,9 +125,9 @@ export function useAgentOps(agent: Agent): Op[] {
   return ops
 }
 
-function OpButton({op, className}: {op: Op; className?: string}) {
+function OpButton({op, className, tabIndex}: {op: Op; className?: string; tabIndex?: number}) {
   return (
-    <button type="button" className={className} title={op.title} disabled={op.disabled} data-op={op.kind}
+    <button type="button" className={className} title={op.title} disabled={op.disabled} data-op={op.kind} tabIndex={tabIndex}
       onClick={(e) => {
         e.stopPropagation()
         op.run()
@@ -135,8 +135,8 @@ function OpButton({op, className}: {op: Op; className?: string}) {
   )
 }
 
-/** A row's one primary action and the rest in a menu. */
-export function RowActions({agent}: {agent: Agent}) {
+/** A row's one primary action and the rest in a menu; in the Tab order only on the list's current row (tabbable). */
+export function RowActions({agent, tabbable = true}: {agent: Agent; tabbable?: boolean}) {
   const ops = useAgentOps(agent)
   const [primary, ...rest] = ops
   const copy: MenuItem = {
@@ -149,8 +149,9 @@ export function RowActions({agent}: {agent: Agent}) {
   ]
   return (
     <span className="row-actions" onClick={(e) => e.stopPropagation()}>
-      <OpButton op={primary} className={primary.kind === 'stop' && agent.status !== 'queued' ? 'act stop' : 'act'}/>
-      <Menu label={`More actions for ${agent.id}`} items={items}/>
+      <OpButton op={primary} className={primary.kind === 'stop' && agent.status !== 'queued' ? 'act stop' : 'act'}
+        tabIndex={tabbable ? 0 : -1}/>
+      <Menu label={`More actions for ${agent.id}`} items={items} tabIndex={tabbable ? 0 : -1}/>
     </span>
   )
 }

@@ -4,7 +4,8 @@ import {describe, expect, it, vi} from 'vitest'
 import type {Agent} from '../../api'
 import {groupAgents} from '../../lib/groups'
 import {agent, at, NOW} from '../../test/fixtures'
-import {AgentList, columnsFor} from './AgentList'
+import {AgentList} from './AgentList'
+import {columnsFor} from './columns'
 
 vi.mock('../../api', async (orig) => ({...(await orig<typeof import('../../api')>()), api: {agents: {}}}))
 
@@ -104,7 +105,7 @@ describe('AgentList', () => {
       agent({id: 'bad1', status: 'failed', exitReason: 'failed', exitCode: 1}),
       agent({id: 'bad2', status: 'not_started', error: 'Failed to start process: not found'}),
     ])
-    const heads = screen.getAllByRole('button', {expanded: true}).map((b) => b.textContent)
+    const heads = screen.getAllByRole('row', {expanded: true}).map((b) => b.textContent)
     expect(heads).toEqual(['▾ Needs you2', '▾ Working1', '▾ Idle1'])
     const ids = Array.from(document.querySelectorAll('tr[data-agent]')).map((r) => r.getAttribute('data-agent'))
     expect(ids.slice(0, 2).sort()).toEqual(['bad1', 'bad2'])

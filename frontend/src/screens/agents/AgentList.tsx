@@ -1,10 +1,12 @@
-import {useEffect, useMemo, useState} from 'react'
-import {LIVE, type Agent} from '../../api'
+import {useEffect, useId, useLayoutEffect, useMemo, useRef, useState} from 'react'
+import type {Agent} from '../../api'
 import {useMedia} from '../../components/useMedia'
+import {treegridKey} from '../../components/treegrid'
 import {spendText} from '../../lib/budget'
 import {money} from '../../lib/usage'
 import {costOf, GROUP_LABELS, type Group, type GroupRows, type Sort, type SortKey} from '../../lib/groups'
 import {AgentRow} from './AgentRow'
+import {COLUMNS, columnsFor, shownFor, type ColumnId, type Shown} from './columns'
 
 /** Re-renders every second while something on screen counts time. */
 export function useNow(active: boolean) {
@@ -17,54 +19,13 @@ export function useNow(active: boolean) {
   return now
 }
 
-export type ColumnId = 'agent' | 'status' | 'activity' | 'runtime' | 'when' | 'runs' | 'cost' | 'cpu' | 'mem' | 'actions'
-
-const COLUMNS: {id: ColumnId; label: string; sort?: SortKey; title?: string}[] = [
-  {id: 'agent', label: 'Agent', sort: 'name', title: 'Name and id'},
-  {id: 'status', label: 'Status', sort: 'status'},
-  {id: 'activity', label: 'Activity', sort: 'activity', title: 'What it is doing: busy with a tool, or silent for how long'},
-  {id: 'runtime', label: 'Run time', sort: 'runtime'},
-  {id: 'when', label: 'Last run', sort: 'started', title: 'When the current run started, or when the last one ended (exact times on hover)'},
-  {id: 'runs', label: 'Runs', sort: 'runs', title: 'Runs, and auto-resumes (↻) since the last start by hand'},
-  {id: 'cost', label: 'Cost', sort: 'cost', title: 'What the agent’s runs cost, as it reported (all runs)'},
-  {id: 'cpu', label: 'CPU', sort: 'cpu', title: 'CPU of a running agent and everything it started (100% = one core), sampled every 2 s'},
-  {id: 'mem', label: 'Mem', sort: 'mem', title: 'Memory (resident) of a running agent and everything it started'},
-  {id: 'actions', label: ''},
-]
-
-export interface Shown {
-  /** Some agent of the project reported a cost. */
-  cost: boolean
-  /** Some agent of the project is running: CPU and memory. */
-  stats: boolean
-}
-
-/** Whether to show the cost and the CPU and memory columns, for these agents (the whole project's). */
-export const shownFor = (agents: readonly Agent[]): Shown => ({
-  cost: agents.some((a) => costOf(a) != null),
-  stats: agents.some((a) => LIVE.has(a.status)),
-})
-
-/**
- * The columns shown: cost only when some agent reports one, CPU and memory
- * only while some agent runs; in a narrow window with those, or with a wide
- * cost column ("$0.0003 / $0.0002"), "Last run" makes room (its times are
- * also in the run time's tooltip), so the agents' names keep theirs.
- */
-export function columnsFor(shown: Shown, narrow: boolean, wideCost = false): ColumnId[] {
-  return COLUMNS.map((c) => c.id).filter((id) => {
-    if (id === 'cost') return shown.cost
-    if (id === 'cpu' || id === 'mem') return shown.stats
-    if (id === 'when') return !(narrow && (shown.stats || (wideCost && shown.cost)))
-    return true
-  })
-}
-
 interface Props {
   groups: GroupRows[]
   selectedId: string | null
   cursorId?: string | null
   onSelect: (id: string) => void
+  /** The keyboard's focus came to an agent's row (row: to the row itself, not one of its cells). */
+  onCursor?: (id: string, row: boolean) => void
   sort?: Sort
   onSort?: (key: SortKey) => void
   collapsed?: ReadonlySet<Group>
@@ -76,8 +37,13 @@ interface Props {
   runs?: Readonly<Record<string, number>>
 }
 
-/** The agents of the selected project, grouped (what needs you first), one line each. */
-export function AgentList({groups, selectedId, cursorId, onSelect, sort, onSort, collapsed, onToggle, now: fixedNow, shown, runs}: Props) {
+/**
+ * The agents of the selected project, grouped (what needs you first), one
+ * line each: a treegrid (WAI-ARIA), whose groups are its parent rows. One
+ * row is in the Tab order (the cursor's), with its buttons; the arrow keys
+ * move among rows and cells (components/treegrid.ts), Enter opens a row.
+ */
+export function AgentList({groups, selectedId, cursorId, onSelect, onCursor, sort, onSort, collapsed, onToggle, now: fixedNow, shown, runs}: Props) {
   const ticking = useNow(fixedNow === undefined && groups.length > 0)
   const now = fixedNow ?? ticking
   const narrow = useMedia('(max-width: 1100px)')
@@ -90,43 +56,94 @@ export function AgentList({groups, selectedId, cursorId, onSelect, sort, onSort,
   const cols = useMemo(() => new Set(ids.split(' ') as ColumnId[]), [ids])
   const columns = COLUMNS.filter((c) => cols.has(c.id))
   const colStyle = (id: ColumnId) => (id === 'cost' && costChars > 6 ? {width: `calc(${costChars * 0.6}rem + 1rem)`} : undefined)
+
+  // The row in the Tab order: a group's line the focus was last on, else the cursor's (or the open agent's), else the first.
+  const [groupEntry, setGroupEntry] = useState<Group | null>(null)
+  const listed = groups.filter((g) => !collapsed?.has(g.group)).flatMap((g) => g.agents.map((a) => a.id))
+  const entryGroup = groupEntry && groups.some((g) => g.group === groupEntry) ? groupEntry : null
+  const entry = entryGroup ? null : [cursorId, selectedId].find((id) => id && listed.includes(id)) ?? listed[0] ?? null
+  const entryRow = entryGroup ?? (entry ? null : groups[0]?.group)
+
+  // A row that moves (to another group, or in a new order) is put back in the DOM, which loses its focus: give it back.
+  const grid = useRef<HTMLTableElement>(null)
+  const inside = useRef(false)
+  useLayoutEffect(() => {
+    const active = document.activeElement
+    if (inside.current && (!active || active === document.body)) grid.current?.querySelector<HTMLElement>('[role="row"][tabindex="0"]')?.focus()
+  })
+  const keysId = useId()
+
   return (
-    <table className={groups.some((g) => g.agents.some((a) => a.maxBudgetUsd)) ? 'agents budgets' : 'agents'} aria-label="Agents">
-      <colgroup>{columns.map((c) => <col key={c.id} className={`col-${c.id}`} style={colStyle(c.id)}/>)}</colgroup>
-      <thead>
-        <tr>
-          {columns.map((c) => {
-            const active = sort?.key === c.sort && !!c.sort
-            return (
-              <th key={c.id} className={`c-${c.id}`} title={c.title}
-                aria-sort={active ? (sort!.desc ? 'descending' : 'ascending') : undefined}>
-                {c.sort && onSort
-                  ? <button type="button" className="sort" onClick={() => onSort(c.sort!)}>
-                      {c.label}{active && <span aria-hidden="true">{sort!.desc ? ' ▾' : ' ▴'}</span>}
-                    </button>
-                  : c.label}
-              </th>
-            )
-          })}
-        </tr>
-      </thead>
-      {groups.map(({group, agents}) => (
-        <tbody key={group} data-group={group}>
-          <tr className={`group-row g-${group}`}>
-            <th colSpan={columns.length} scope="rowgroup">
-              <button type="button" className="group-toggle" aria-expanded={!collapsed?.has(group)}
-                onClick={() => onToggle?.(group)}>
-                <span aria-hidden="true">{collapsed?.has(group) ? '▸' : '▾'}</span> {GROUP_LABELS[group]}
-                <span className="count">{agents.length}</span>
-              </button>
-            </th>
+    <>
+      <table ref={grid} role="treegrid" aria-label="Agents" aria-describedby={keysId}
+        className={groups.some((g) => g.agents.some((a) => a.maxBudgetUsd)) ? 'agents budgets' : 'agents'}
+        onKeyDown={(e) => treegridKey(e, e.currentTarget, {
+          open: (row) => row.dataset.agent && onSelect(row.dataset.agent),
+          toggle: (row, open) => {
+            const g = row.dataset.groupRow as Group | undefined
+            if (g && open === !!collapsed?.has(g)) onToggle?.(g)
+          },
+        })}
+        onFocus={(e) => {
+          inside.current = true
+          const row = (e.target as HTMLElement).closest<HTMLElement>('[role="row"]')
+          if (row?.dataset.agent) {
+            setGroupEntry(null)
+            onCursor?.(row.dataset.agent, e.target === row)
+          } else if (row?.dataset.groupRow) setGroupEntry(row.dataset.groupRow as Group)
+        }}
+        onBlur={(e) => {
+          // Gone elsewhere (not lost with a row taken out of the page).
+          const to = e.relatedTarget as Node | null
+          if (!e.currentTarget.contains(to) && (to || (e.target as Node).isConnected)) inside.current = false
+        }}>
+        <colgroup>{columns.map((c) => <col key={c.id} className={`col-${c.id}`} style={colStyle(c.id)}/>)}</colgroup>
+        <thead role="rowgroup">
+          <tr role="row">
+            {columns.map((c) => {
+              const active = sort?.key === c.sort && !!c.sort
+              return (
+                <th key={c.id} role="columnheader" className={`c-${c.id}`} title={c.title}
+                  tabIndex={c.sort && onSort ? undefined : -1}
+                  aria-sort={active ? (sort!.desc ? 'descending' : 'ascending') : undefined}>
+                  {c.sort && onSort
+                    ? <button type="button" className="sort" tabIndex={-1} onClick={() => onSort(c.sort!)}>
+                        {c.label}{active && <span aria-hidden="true">{sort!.desc ? ' ▾' : ' ▴'}</span>}
+                      </button>
+                    : c.unseen ? <span className="sr-only">{c.label}</span> : c.label}
+                </th>
+              )
+            })}
           </tr>
-          {!collapsed?.has(group) && agents.map((a: Agent) => (
-            <AgentRow key={a.id} agent={a} now={now} selected={a.id === selectedId} cursor={a.id === cursorId}
-              onSelect={onSelect} cols={cols} seenRuns={runs?.[a.id]}/>
-          ))}
-        </tbody>
-      ))}
-    </table>
+        </thead>
+        {groups.map(({group, agents}, gi) => {
+          const open = !collapsed?.has(group)
+          return (
+            <tbody key={group} role="rowgroup" data-group={group}>
+              <tr role="row" className={`group-row g-${group}`} data-group-row={group} aria-level={1}
+                aria-posinset={gi + 1} aria-setsize={groups.length} aria-expanded={open}
+                tabIndex={entryRow === group ? 0 : -1} data-focus-home={entryRow === group || undefined}
+                onClick={() => onToggle?.(group)}>
+                <th role="rowheader" colSpan={columns.length} scope="rowgroup">
+                  <span className="group-toggle">
+                    <span aria-hidden="true">{open ? '▾' : '▸'}</span> {GROUP_LABELS[group]}
+                    <span className="count">{agents.length}</span>
+                  </span>
+                </th>
+              </tr>
+              {open && agents.map((a: Agent, i) => (
+                <AgentRow key={a.id} agent={a} now={now} selected={a.id === selectedId} cursor={a.id === cursorId}
+                  entry={a.id === entry} at={i + 1} of={agents.length}
+                  onSelect={onSelect} cols={cols} seenRuns={runs?.[a.id]}/>
+              ))}
+            </tbody>
+          )
+        })}
+      </table>
+      <p id={keysId} className="sr-only">
+        Arrow keys move between agents and into a row's cells; Enter opens an agent; s starts or stops it, a acknowledges it.
+        Up from the first row reaches the column headers, which sort.
+      </p>
+    </>
   )
 }

@@ -8,7 +8,7 @@ import {cpuText, figuresText, memText, mib, money} from '../../lib/usage'
 import {joinArgs} from '../../lib/args'
 import {budgetReached, limitsText, spendText, withBudgetFlags} from '../../lib/budget'
 import {LockIcon} from '../../components/Icons'
-import type {ColumnId} from './AgentList'
+import type {ColumnId} from './columns'
 import {RowActions} from './AgentActions'
 import {StatusBadge} from './StatusBadge'
 
@@ -57,6 +57,11 @@ interface Props {
   now: number
   selected: boolean
   cursor: boolean
+  /** The row in the Tab order (the list's one), with its buttons. */
+  entry?: boolean
+  /** Its place in its group (read as "2 of 5"). */
+  at?: number
+  of?: number
   onSelect: (id: string) => void
   /** The columns shown (all when not given). */
   cols?: ReadonlySet<ColumnId>
@@ -64,8 +69,12 @@ interface Props {
   seenRuns?: number
 }
 
-/** One agent on one line: name and id, status with its reason, activity, times, runs, cost, actions. */
-export const AgentRow = memo(function AgentRow({agent: a, now, selected, cursor, onSelect, cols, seenRuns = 0}: Props) {
+/**
+ * One agent on one line: name and id, status with its reason, activity,
+ * times, runs, cost, actions. A row of the list's treegrid: the row and each
+ * cell take the focus (the actions cell's buttons, rather than the cell).
+ */
+export const AgentRow = memo(function AgentRow({agent: a, now, selected, cursor, entry = false, at, of, onSelect, cols, seenRuns = 0}: Props) {
   const has = (c: ColumnId) => !cols || cols.has(c)
   const v = statusView(a)
   // "Process exited with code 3" says no more than "exit code 3" on a crowded line; the tooltip has it all.
@@ -87,8 +96,10 @@ export const AgentRow = memo(function AgentRow({agent: a, now, selected, cursor,
   const usage = statsTitle(a)
   const cls = [selected && 'selected', cursor && 'cursor'].filter(Boolean).join(' ') || undefined
   return (
-    <tr data-agent={a.id} data-tip-head={a.name || a.id} className={cls} aria-selected={selected} onClick={() => onSelect(a.id)}>
-      <td className="c-agent" title={`${a.name ? `${a.name} (${a.id})` : a.id}\n${joinArgs([a.command, ...withBudgetFlags(a, a.args ?? [])])}`}>
+    <tr role="row" data-agent={a.id} data-tip-head={a.name || a.id} className={cls} aria-selected={selected} aria-level={2}
+      aria-posinset={at} aria-setsize={of} tabIndex={entry ? 0 : -1} data-focus-home={entry || undefined}
+      onClick={() => onSelect(a.id)}>
+      <td role="rowheader" tabIndex={-1} className="c-agent" title={`${a.name ? `${a.name} (${a.id})` : a.id}\n${joinArgs([a.command, ...withBudgetFlags(a, a.args ?? [])])}`}>
         <span className="agent-cell">
           <span className="agent-name">{a.name || a.id}</span>
           {a.name && <span className="agent-id">{a.id}</span>}
@@ -97,7 +108,7 @@ export const AgentRow = memo(function AgentRow({agent: a, now, selected, cursor,
         </span>
       </td>
       {/* Waiting and a crash loop say more than "running" or "failed": the icon stays, their words take the cell. */}
-      <td className={loop || waiting ? 'c-status compact' : 'c-status'} title={[statusTitle, waiting?.title].filter(Boolean).join('\n')}>
+      <td role="gridcell" tabIndex={-1} className={loop || waiting ? 'c-status compact' : 'c-status'} title={[statusTitle, waiting?.title].filter(Boolean).join('\n')}>
         <StatusBadge agent={a} withDetail={false}/>
         {waiting
           ? <span className={waiting.needsYou ? 'waiting needs-you' : 'waiting calm'} data-waiting={waiting.needsYou ? 'you' : 'calm'}>
@@ -108,24 +119,24 @@ export const AgentRow = memo(function AgentRow({agent: a, now, selected, cursor,
             ? <span className={loopAcked ? 'status-detail crash-loop acked' : 'status-detail crash-loop'} data-crash-loop={loopAcked ? 'acknowledged' : ''}>{loop}</span>
             : (restart || brief) && <span className="status-detail">{restart || brief}</span>}
       </td>
-      <td className={waiting ? `c-activity ${waiting.needsYou ? 'act-you' : 'act-calm'}` : 'c-activity'}
+      <td role="gridcell" tabIndex={-1} className={waiting ? `c-activity ${waiting.needsYou ? 'act-you' : 'act-calm'}` : 'c-activity'}
         title={waiting?.title ?? (a.activity?.since ? `since ${exact(a.activity.since)}` : undefined)}>
         {activity || (isRestarting(a) ? '' : <span className="muted">—</span>)}
       </td>
-      <td className="c-runtime num" title={has('when') ? undefined : when.title}>{runtimeText(a, now)}</td>
-      {has('when') && <td className="c-when" title={when.title}>{when.text}</td>}
-      <td className="c-runs num" title={runsTitle(a, seenRuns)}>
+      <td role="gridcell" tabIndex={-1} className="c-runtime num" title={has('when') ? undefined : when.title}>{runtimeText(a, now)}</td>
+      {has('when') && <td role="gridcell" tabIndex={-1} className="c-when" title={when.title}>{when.text}</td>}
+      <td role="gridcell" tabIndex={-1} className="c-runs num" title={runsTitle(a, seenRuns)}>
         {runsOf(a, seenRuns) || <span className="muted">—</span>}{a.autoResumeCount > 0 && <span className="auto"> · {a.autoResumeCount}↻</span>}
       </td>
       {has('cost') && (
-        <td className={budgetReached(a) ? 'c-cost num over' : 'c-cost num'} data-spend={spendText(a) || undefined}
+        <td role="gridcell" tabIndex={-1} className={budgetReached(a) ? 'c-cost num over' : 'c-cost num'} data-spend={spendText(a) || undefined}
           title={[limitsText(a) && `Budget: ${limitsText(a)}`, costTitle || 'No cost reported'].filter(Boolean).join('\n')}>
           {spendText(a) || money(cost) || <span className="muted">—</span>}
         </td>
       )}
-      {has('cpu') && <td className="c-cpu num" title={usage}>{cpuText(stats?.cpuPercent)}</td>}
-      {has('mem') && <td className="c-mem num" title={usage}>{memText(stats?.rssBytes)}</td>}
-      <td className="c-actions"><RowActions agent={a}/></td>
+      {has('cpu') && <td role="gridcell" tabIndex={-1} className="c-cpu num" title={usage}>{cpuText(stats?.cpuPercent)}</td>}
+      {has('mem') && <td role="gridcell" tabIndex={-1} className="c-mem num" title={usage}>{memText(stats?.rssBytes)}</td>}
+      <td role="gridcell" tabIndex={-1} className="c-actions"><RowActions agent={a} tabbable={entry}/></td>
     </tr>
   )
 })

@@ -1,4 +1,4 @@
-import {useEffect, useMemo} from 'react'
+import {useCallback, useEffect, useMemo} from 'react'
 import {errorMessage, api, type Project} from '../../api'
 import {countGroups, filterAgents, GROUP_LABELS, GROUPS, groupAgents, stoppable} from '../../lib/groups'
 import {useQueryClient} from '@tanstack/react-query'
@@ -8,7 +8,8 @@ import {AgentDetail} from '../detail/AgentDetail'
 import {Bell} from '../feed/FeedPanel'
 import {PauseBanner} from '../projects/PauseProject'
 import {LowSpaceAlert} from '../engine/LowSpaceAlert'
-import {AgentList, shownFor} from './AgentList'
+import {AgentList} from './AgentList'
+import {COLUMNS, shownFor} from './columns'
 import {ProjectSummary} from './ProjectSummary'
 import {useListKeys} from './useListKeys'
 
@@ -30,6 +31,14 @@ export function AgentsScreen({project}: {project: Project}) {
   const toStop = agents.filter(stoppable).length
   const qc = useQueryClient()
   useListKeys(order, agents, (rec) => upsertAgent(qc, rec))
+  // The focus on a row makes it the cursor; with the detail open, the detail follows (as ↑/↓ do).
+  const onCursor = useCallback((id: string, row: boolean) => {
+    const ui = useUI.getState()
+    if (ui.agentId && row) {
+      if (ui.agentId !== id) ui.selectAgent(id)
+    } else if (ui.cursorId !== id) ui.setCursor(id)
+  }, [])
+  const sorted = sort.key === 'default' ? '' : `Sorted by ${COLUMNS.find((c) => c.sort === sort.key)?.label ?? sort.key}, ${sort.desc ? 'descending' : 'ascending'}`
 
   useEffect(() => {
     api.setTitle(`Shepherd — ${project.name} · ${agents.length} agent${agents.length === 1 ? '' : 's'}`)
@@ -82,9 +91,11 @@ export function AgentsScreen({project}: {project: Project}) {
               </button>
             ))}
           </span>
-          <span className="muted shown">
+          {/* Read out when the filter, a chip or a group changes what is listed, and when the sort changes. */}
+          <span className="muted shown" role="status">
             {listed === agents.length ? `${agents.length} agent${agents.length === 1 ? '' : 's'}` : `${listed} of ${agents.length}`}
           </span>
+          <span className="sr-only" role="status">{sorted}</span>
           <span className="muted keys" title="↑/↓ move · Enter opens · s starts or stops · a acknowledges · / filters · Esc closes">↑↓ Enter s a /</span>
         </div>
       )}
@@ -97,7 +108,7 @@ export function AgentsScreen({project}: {project: Project}) {
       )}
       {agents.length > 0 && (
         <div className="list-wrap">
-          <AgentList groups={grouped} selectedId={agentId} cursorId={cursorId} onSelect={selectAgent}
+          <AgentList groups={grouped} selectedId={agentId} cursorId={cursorId} onSelect={selectAgent} onCursor={onCursor}
             sort={sort} onSort={sortBy} collapsed={collapsed} onToggle={toggleCollapsed} shown={shown} runs={runs}/>
           {listed === 0 && <p className="muted empty-filter">No agent matches the filter.</p>}
         </div>

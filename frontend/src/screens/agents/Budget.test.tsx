@@ -2,7 +2,7 @@ import {fireEvent, render, screen} from '@testing-library/react'
 import {QueryClient, QueryClientProvider} from '@tanstack/react-query'
 import {beforeEach, describe, expect, it, vi} from 'vitest'
 import {api, type Project} from '../../api'
-import {agent} from '../../test/fixtures'
+import {agent, project as fixture} from '../../test/fixtures'
 import {AgentForm} from './AgentForm'
 import {AgentRow} from './AgentRow'
 import {ProjectSummary} from './ProjectSummary'
@@ -86,8 +86,7 @@ describe('the row and the header', () => {
   })
 
   it("shows today's cost against the daily budget, and when it is reached", () => {
-    const p: Project = {id: 'p1', name: 'demo', path: '/d', createdAt: '', loaded: true, agents: 1, running: 0, attention: 0,
-      costToday: 3.2, dailyBudgetUsd: 20}
+    const p: Project = fixture({name: 'demo', path: '/d', agents: 1, costToday: 3.2, dailyBudgetUsd: 20})
     const {rerender} = render(<ProjectSummary project={p} agents={[]} attention={0} costs={false}/>)
     expect(document.querySelector('[data-cost-today]')).toHaveTextContent('$3.20 of $20.00 today')
     rerender(<ProjectSummary project={{...p, costToday: 20.4, budgetHeld: true}} agents={[]} attention={0} costs={false}/>)

@@ -1,6 +1,7 @@
 import {useEffect, useRef} from 'react'
 import {toast} from 'sonner'
 import {api, errorMessage, type Agent} from '../../api'
+import {anyDialogOpen} from '../../components/Dialog'
 import {attentionReason, stoppable} from '../../lib/groups'
 import {useUI} from '../../state/ui'
 
@@ -8,9 +9,12 @@ const typing = (t: EventTarget | null) =>
   !!(t as HTMLElement | null)?.closest?.('input, textarea, select, [contenteditable="true"]')
 
 /**
- * The list's keys: ↑/↓ move, Enter opens, Esc closes the detail, `s` starts
- * or stops, `a` acknowledges what it needs of the user, `/` focuses the filter, Ctrl+F the log search of the open detail
- * (so "/" has one owner). Nothing while a dialog is open or a field is typed in.
+ * The list's keys, wherever the focus is: ↑/↓ move (and take the focus to
+ * the row), Enter opens, Esc closes the detail, `s` starts or stops, `a`
+ * acknowledges what it needs of the user, `/` focuses the filter, Ctrl+F the
+ * log search of the open detail (so "/" has one owner). Nothing while a
+ * dialog is open or a field is typed in; in the list itself, its own keys
+ * (the treegrid's) come first.
  */
 export function useListKeys(order: readonly string[], agents: readonly Agent[], onRecord?: (a: Agent) => void) {
   const latest = useRef({order, agents, onRecord})
@@ -18,7 +22,7 @@ export function useListKeys(order: readonly string[], agents: readonly Agent[], 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       const ui = useUI.getState()
-      if (ui.dialog || e.defaultPrevented) return
+      if (ui.dialog || anyDialogOpen() || e.defaultPrevented) return
       if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'f') {
         const box = document.querySelector<HTMLInputElement>('[data-search="log"]')
         if (box) {
@@ -30,6 +34,8 @@ export function useListKeys(order: readonly string[], agents: readonly Agent[], 
       }
       if (e.ctrlKey || e.metaKey || e.altKey || typing(e.target)) return
       const {order, agents} = latest.current
+      // On a group's line of the list, `s` and `a` name no agent.
+      if ((e.key === 's' || e.key.toLowerCase() === 'a') && (e.target as HTMLElement | null)?.closest?.('[data-group-row]')) return
       const current = ui.cursorId ?? ui.agentId
       const move = (d: number) => {
         if (!order.length) return
@@ -37,6 +43,7 @@ export function useListKeys(order: readonly string[], agents: readonly Agent[], 
         const next = order[i < 0 ? (d > 0 ? 0 : order.length - 1) : Math.min(order.length - 1, Math.max(0, i + d))]
         if (ui.agentId) ui.selectAgent(next)
         else ui.setCursor(next)
+        document.querySelector<HTMLElement>(`tr[data-agent="${CSS.escape(next)}"]`)?.focus()
       }
       switch (e.key) {
         case 'ArrowDown':

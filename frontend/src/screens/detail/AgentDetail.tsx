@@ -1,6 +1,7 @@
-import {useCallback, useEffect, useMemo, useState} from 'react'
+import {useCallback, useEffect, useId, useMemo, useState} from 'react'
 import type {Agent} from '../../api'
 import {LockIcon} from '../../components/Icons'
+import {tabPanel, Tabs} from '../../components/Tabs'
 import {grantsTitle} from '../../lib/sandbox'
 import {placeMarkers, runsFromEvents, runTitle} from '../../lib/runs'
 import {attentionReason, runsOf} from '../../lib/groups'
@@ -69,6 +70,9 @@ export function AgentDetail({agent, onClose}: {agent: Agent; onClose: () => void
     }
   }
   const startError = agent.error && !isLive(agent) && agent.status !== 'failed' ? agent.error : ''
+  const tabIds = useId()
+  const tabs = (agent.workspace?.worktree ? ['log', 'diff', 'usage', 'record', 'events'] as Tab[] : ['log', 'usage', 'record', 'events'] as Tab[])
+    .map((t) => ({id: t, label: t === 'log' ? (conversation ? 'Conversation' : 'Log') : TAB_LABELS[t]}))
 
   return (
     <section className="detail" aria-label={`Agent ${agent.id}`}>
@@ -89,12 +93,8 @@ export function AgentDetail({agent, onClose}: {agent: Agent; onClose: () => void
       <AttentionLine agent={agent} error={startError}/>
       <BudgetPanel agent={agent}/>
       <UsageStrip agent={agent} onOpen={() => setTab('usage')}/>
-      <div className="tabs" role="tablist">
-        {(agent.workspace?.worktree ? ['log', 'diff', 'usage', 'record', 'events'] as Tab[] : ['log', 'usage', 'record', 'events'] as Tab[]).map((t) => (
-          <button key={t} type="button" role="tab" aria-selected={tab === t} onClick={() => setTab(t)}>
-            {t === 'log' ? (conversation ? 'Conversation' : 'Log') : TAB_LABELS[t]}
-          </button>
-        ))}
+      <div className="tabs">
+        <Tabs label="Show" tabs={tabs} selected={tab} onSelect={setTab} idBase={tabIds}/>
         {tab === 'log' && (
           <span className="tab-tools">
             {runs.length > 0 && (
@@ -123,14 +123,16 @@ export function AgentDetail({agent, onClose}: {agent: Agent; onClose: () => void
           </span>
         )}
       </div>
-      {tab === 'log' && error && !down && <p className="field-error">{error}</p>}
-      {tab === 'log' && (conversation
-        ? <StreamView lines={lines} markers={markers} search={search} current={shown} onMatches={onMatches} jump={jump}/>
-        : <LogView lines={lines} markers={markers} search={search} current={shown} onMatches={onMatches} jump={jump} wrap={wrap}/>)}
-      {tab === 'diff' && agent.workspace?.worktree && <DiffView agent={agent}/>}
-      {tab === 'usage' && <UsagePanel agent={agent} samples={samples}/>}
-      {tab === 'record' && <RecordFields agent={agent}/>}
-      {tab === 'events' && <AgentEvents projectId={agent.projectId} agentId={agent.id}/>}
+      <div className="tab-panel" {...tabPanel(tabIds, tab)}>
+        {tab === 'log' && error && !down && <p className="field-error">{error}</p>}
+        {tab === 'log' && (conversation
+          ? <StreamView lines={lines} markers={markers} search={search} current={shown} onMatches={onMatches} jump={jump}/>
+          : <LogView lines={lines} markers={markers} search={search} current={shown} onMatches={onMatches} jump={jump} wrap={wrap}/>)}
+        {tab === 'diff' && agent.workspace?.worktree && <DiffView agent={agent}/>}
+        {tab === 'usage' && <UsagePanel agent={agent} samples={samples}/>}
+        {tab === 'record' && <RecordFields agent={agent}/>}
+        {tab === 'events' && <AgentEvents projectId={agent.projectId} agentId={agent.id}/>}
+      </div>
     </section>
   )
 }

@@ -2,7 +2,7 @@ import {fireEvent, render, screen} from '@testing-library/react'
 import {QueryClient, QueryClientProvider} from '@tanstack/react-query'
 import {beforeEach, describe, expect, it, vi} from 'vitest'
 import {api} from '../../api'
-import {agent} from '../../test/fixtures'
+import {agent, figures, project} from '../../test/fixtures'
 import {BudgetPanel} from './BudgetPanel'
 
 vi.mock('../../api', async (orig) => ({
@@ -17,8 +17,7 @@ const paused = agent({id: 'fixer', projectId: 'p1', status: 'paused', budgetPaus
 describe('BudgetPanel', () => {
   beforeEach(() => {
     vi.mocked(api.agents.answerBudget).mockReset().mockResolvedValue(paused)
-    vi.mocked(api.projects.list).mockResolvedValue([{id: 'p1', name: 'demo', path: '/d', createdAt: '', loaded: true,
-      agents: 1, running: 0, attention: 0, dailyBudgetUsd: 20}])
+    vi.mocked(api.projects.list).mockResolvedValue([project({path: '/d', agents: 1, dailyBudgetUsd: 20})])
   })
 
   it('asks the answers of a budget pause', async () => {
@@ -42,7 +41,7 @@ describe('BudgetPanel', () => {
   })
 
   it('never raises to 0, to nothing, or to less than what was reached; a sub-cent limit is raised in sub-cents', async () => {
-    const tiny = {...paused, maxBudgetUsd: 0.0002, lastResult: {costUsd: 0.0003}, pauseNote: 'budget: $0.0002 per run reached ($0.0003)'}
+    const tiny = {...paused, maxBudgetUsd: 0.0002, lastResult: figures({costUsd: 0.0003}), pauseNote: 'budget: $0.0002 per run reached ($0.0003)'}
     wrap(<BudgetPanel agent={tiny}/>)
     const limit = screen.getByLabelText(/Raise dollars per run to/)
     expect(limit).toHaveValue('0.0006') // double what the run reached, not $0.00

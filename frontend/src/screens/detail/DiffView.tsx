@@ -1,4 +1,4 @@
-import {useEffect, useMemo, useRef, useState} from 'react'
+import {useEffect, useId, useMemo, useRef, useState} from 'react'
 import {useQuery, useQueryClient} from '@tanstack/react-query'
 import {useVirtualizer} from '@tanstack/react-virtual'
 import {api, errorMessage, EVENTS, onEvent, type Agent} from '../../api'
@@ -54,6 +54,18 @@ export function DiffView({agent}: {agent: Agent}) {
     vb.scrollToIndex(starts[n], {align: 'start'})
   }
   const d = diff.data
+  const ids = useId()
+  // The files by keyboard: the list is one Tab stop, ↑ ↓ Home End Page Up/Down choose a file (as a click does).
+  const onFilesKey = (e: React.KeyboardEvent) => {
+    if (e.altKey || e.ctrlKey || e.metaKey || e.shiftKey || !files.length) return
+    const to = ({ArrowDown: selected + 1, ArrowUp: selected - 1, Home: 0, End: files.length - 1,
+      PageDown: selected + 10, PageUp: selected - 10} as Record<string, number>)[e.key]
+    if (to === undefined) return
+    e.preventDefault() // not the agents list's ↑ ↓
+    const n = Math.max(0, Math.min(files.length - 1, to))
+    open(n)
+    vf.scrollToIndex(n)
+  }
 
   return (
     <div className="diffview">
@@ -79,12 +91,13 @@ export function DiffView({agent}: {agent: Agent}) {
       {d && files.length === 0 && <p className="muted log-empty">No changes against {d.base} yet.</p>}
       {files.length > 0 && (
         <div className="diff-panes">
-          <div ref={list} className="diff-files" role="listbox" aria-label="Changed files">
+          <div ref={list} className="diff-files" role="listbox" aria-label="Changed files" tabIndex={0}
+            aria-activedescendant={`${ids}-${Math.min(selected, files.length - 1)}`} onKeyDown={onFilesKey}>
             <div style={{height: vf.getTotalSize(), position: 'relative'}}>
               {vf.getVirtualItems().map((vr) => {
                 const f = files[vr.index]
                 return (
-                  <div key={vr.index} role="option" aria-selected={vr.index === selected} className="diff-file"
+                  <div key={vr.index} id={`${ids}-${vr.index}`} role="option" aria-selected={vr.index === selected} className="diff-file"
                     title={f.oldPath ? `${f.oldPath} → ${f.path}` : f.path} onClick={() => open(vr.index)}
                     style={{position: 'absolute', top: 0, left: 0, right: 0, height: FILE_ROW, transform: `translateY(${vr.start}px)`}}>
                     <span className={`mark st-${f.status}`}>{STATUS_MARK[f.status] ?? '?'}</span>

@@ -21,7 +21,7 @@ export function LowSpaceAlert() {
     // No engine (or no window runtime): no alert to show.
     const read = () => Promise.resolve().then(getEngine).then((st) => { if (live) setAlerts(st.alerts ?? []) }, () => {})
     read()
-    const offAlerts = onEvent(EVENTS.engineAlerts, (a) => setAlerts(a))
+    const offAlerts = onEvent(EVENTS.engineAlerts, (a) => setAlerts(a ?? []))
     const offEngine = onEvent(EVENTS.engineStatus, read) // another engine: its own alerts
     return () => {
       live = false

@@ -2,7 +2,7 @@ import {render, screen} from '@testing-library/react'
 import {QueryClient, QueryClientProvider} from '@tanstack/react-query'
 import {describe, expect, it, vi} from 'vitest'
 import type {Project} from '../../api'
-import {at} from '../../test/fixtures'
+import {at, project as fixture, type Patch} from '../../test/fixtures'
 import {useUI} from '../../state/ui'
 import {PauseBanner} from './PauseProject'
 
@@ -11,9 +11,7 @@ vi.mock('../../api', async (orig) => ({
   api: {agents: {list: vi.fn(() => Promise.resolve([]))}, projects: {unpause: vi.fn()}},
 }))
 
-const project = (patch: Partial<Project>): Project => ({
-  id: 'p1', name: 'app', path: '/src/app', createdAt: at(9999), loaded: true, agents: 0, running: 0, attention: 0, ...patch,
-})
+const project = (patch: Patch<Project>): Project => fixture({name: 'app', path: '/src/app', createdAt: at(9999), ...patch})
 
 function renderBanner(p: Project) {
   return render(<QueryClientProvider client={new QueryClient()}><PauseBanner project={p}/></QueryClientProvider>)

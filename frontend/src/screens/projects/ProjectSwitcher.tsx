@@ -1,14 +1,22 @@
+import {useState} from 'react'
+import {arrowFocus} from '../../components/focus'
 import {PauseIcon} from '../../components/Icons'
 import {loadText} from '../../lib/pause'
 import {useAttentionCounts, useProjects} from '../../state/queries'
 import {EngineIndicator} from '../engine/Engine'
 import {useUI} from '../../state/ui'
 
-/** The list of known projects with their counts; selecting one loads it. */
+/**
+ * The list of known projects with their counts; selecting one loads it. One
+ * project is in the Tab order (the one the focus was last on, else the
+ * selected one); ↑ ↓ Home End move among them, Enter or Space selects.
+ */
 export function ProjectSwitcher() {
   const {data: projects = []} = useProjects()
   const {projectId, selectProject, open} = useUI()
   const attention = useAttentionCounts(projects)
+  const [focused, setFocused] = useState<string | null>(null)
+  const entry = [focused, projectId].find((id) => id && projects.some((p) => p.id === id)) ?? projects[0]?.id
   return (
     <nav className="sidebar" aria-label="Projects">
       <div className="sidebar-head">
@@ -16,11 +24,14 @@ export function ProjectSwitcher() {
         <button type="button" className="icon" aria-label="Add project" title="Add project"
           onClick={() => open({kind: 'addProject'})}>+</button>
       </div>
-      <ul>
+      <ul onKeyDown={(e) => {
+        if (!(e.target as Element).matches('button.project') || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return
+        arrowFocus(e, Array.from(e.currentTarget.querySelectorAll<HTMLElement>('button.project')))
+      }}>
         {projects.map((p) => (
           <li key={p.id}>
-            <button type="button" className={p.id === projectId ? 'project selected' : 'project'}
-              aria-current={p.id === projectId ? 'true' : undefined} onClick={() => selectProject(p.id)}>
+            <button type="button" className={p.id === projectId ? 'project selected' : 'project'} tabIndex={p.id === entry ? 0 : -1}
+              aria-current={p.id === projectId ? 'true' : undefined} onFocus={() => setFocused(p.id)} onClick={() => selectProject(p.id)}>
               <span className="project-name">{p.name}</span>
               <span className="project-path" title={p.path}>{p.path}</span>
               {p.loaded && (

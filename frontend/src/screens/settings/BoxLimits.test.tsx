@@ -1,7 +1,7 @@
 import {fireEvent, render, screen} from '@testing-library/react'
 import {QueryClient, QueryClientProvider} from '@tanstack/react-query'
 import {beforeEach, describe, expect, it, vi} from 'vitest'
-import {api} from '../../api'
+import {api, type Settings} from '../../api'
 import {useUI} from '../../state/ui'
 import {SettingsDialog} from './SettingsDialog'
 import {limitsText} from './BoxLimitsFields'
@@ -11,9 +11,10 @@ vi.mock('../../api', async (orig) => ({
   api: {settings: {get: vi.fn(), put: vi.fn(), sandbox: vi.fn()}, projects: {list: vi.fn()}},
 }))
 
+// An older engine's answer: without the settings newer ones add.
 const defaults = {watchdogIntervalSec: 30, staleCheckIntervalSec: 60, staleThresholdSec: 300, resultGraceSec: 5,
   autoResumeLimit: 3, pausedExpiryDays: 30, maxRunning: 0, notifyNative: true, notifyCompletion: false, dailyBudgetUsd: 0,
-  boxMaxProcesses: 4096, boxMemoryMiB: 12000, boxShmMiB: 1024}
+  boxMaxProcesses: 4096, boxMemoryMiB: 12000, boxShmMiB: 1024} as Settings
 
 const renderDialog = () => render(<QueryClientProvider client={new QueryClient()}><SettingsDialog/></QueryClientProvider>)
 
@@ -43,7 +44,7 @@ describe('the sandboxed agents’ limits', () => {
 
   it('are not offered by an engine that has none', async () => {
     const {boxMaxProcesses: _p, boxMemoryMiB: _m, boxShmMiB: _s, ...old} = defaults
-    vi.mocked(api.settings.get).mockResolvedValue(old)
+    vi.mocked(api.settings.get).mockResolvedValue(old as Settings) // an older engine's, without them
     renderDialog()
     await screen.findByLabelText(/Daily budget/)
     expect(screen.queryByLabelText(/Processes per sandboxed agent/)).toBeNull()

@@ -1,7 +1,7 @@
 import {fireEvent, render, screen} from '@testing-library/react'
 import {QueryClient, QueryClientProvider} from '@tanstack/react-query'
 import {beforeEach, describe, expect, it, vi} from 'vitest'
-import {api} from '../../api'
+import {api, type Settings} from '../../api'
 import {useUI} from '../../state/ui'
 import {SettingsDialog} from './SettingsDialog'
 
@@ -10,8 +10,9 @@ vi.mock('../../api', async (orig) => ({
   api: {settings: {get: vi.fn(), put: vi.fn(), sandbox: vi.fn()}, projects: {list: vi.fn()}},
 }))
 
+// An older engine's answer: without the settings newer ones add.
 const defaults = {watchdogIntervalSec: 30, staleCheckIntervalSec: 60, staleThresholdSec: 300, resultGraceSec: 5,
-  autoResumeLimit: 3, pausedExpiryDays: 30, maxRunning: 0, notifyNative: true, notifyCompletion: false}
+  autoResumeLimit: 3, pausedExpiryDays: 30, maxRunning: 0, notifyNative: true, notifyCompletion: false} as Settings
 
 function renderDialog() {
   return render(<QueryClientProvider client={new QueryClient()}><SettingsDialog/></QueryClientProvider>)

@@ -1,7 +1,8 @@
 import {fireEvent, render, screen} from '@testing-library/react'
 import {QueryClient, QueryClientProvider} from '@tanstack/react-query'
 import {beforeEach, describe, expect, it, vi} from 'vitest'
-import {api} from '../../api'
+import {api, type Settings} from '../../api'
+import {project} from '../../test/fixtures'
 import {useUI} from '../../state/ui'
 import {PrefsDialog, SettingsDialog} from './SettingsDialog'
 
@@ -10,18 +11,19 @@ vi.mock('../../api', async (orig) => ({
   api: {settings: {get: vi.fn(), put: vi.fn(), getPrefs: vi.fn(), putPrefs: vi.fn(), sandbox: vi.fn()}, projects: {list: vi.fn()}},
 }))
 
+// An older engine's answer: without the settings newer ones add.
 const defaults = {watchdogIntervalSec: 30, staleCheckIntervalSec: 60, staleThresholdSec: 300, resultGraceSec: 5,
-  autoResumeLimit: 3, pausedExpiryDays: 30, maxRunning: 0, notifyNative: true, notifyCompletion: false}
+  autoResumeLimit: 3, pausedExpiryDays: 30, maxRunning: 0, notifyNative: true, notifyCompletion: false} as Settings
 
 const wrap = (ui: React.ReactNode) => render(<QueryClientProvider client={new QueryClient()}>{ui}</QueryClientProvider>)
 
 describe('SettingsDialog', () => {
   beforeEach(() => {
     useUI.setState({projectId: 'p1', dialog: {kind: 'settings'}})
-    vi.mocked(api.projects.list).mockResolvedValue([{id: 'p1', name: 'demo', path: '/d', createdAt: '', loaded: true, agents: 0, running: 0, attention: 0}])
+    vi.mocked(api.projects.list).mockResolvedValue([project({path: '/d'})])
     vi.mocked(api.settings.get).mockResolvedValue(defaults)
     vi.mocked(api.settings.put).mockImplementation(async (_p, s) => s)
-    vi.mocked(api.settings.getPrefs).mockResolvedValue({stopAgentsOnQuit: false})
+    vi.mocked(api.settings.getPrefs).mockResolvedValue({stopAgentsOnQuit: false, startAtLogin: false})
     vi.mocked(api.settings.putPrefs).mockImplementation(async (p) => p)
     vi.mocked(api.settings.sandbox).mockResolvedValue({os: 'linux', landlock: true, landlockAbi: 6, netns: true, seatbelt: false})
   })
@@ -47,7 +49,7 @@ describe('SettingsDialog', () => {
     wrap(<PrefsDialog/>)
     fireEvent.click(await screen.findByLabelText(/Stop all agents when Shepherd quits/))
     fireEvent.click(screen.getByRole('button', {name: 'Save'}))
-    await vi.waitFor(() => expect(api.settings.putPrefs).toHaveBeenCalledWith({stopAgentsOnQuit: true}))
+    await vi.waitFor(() => expect(api.settings.putPrefs).toHaveBeenCalledWith({stopAgentsOnQuit: true, startAtLogin: false}))
     expect(useUI.getState().dialog).toBeNull()
   })
   it('says what of the sandbox this machine enforces, and what it lacks', async () => {

@@ -133,7 +133,7 @@ export function PrefsDialog() {
   const [error, setError] = useState('')
   useEffect(() => {
     api.settings.getPrefs().then(setPrefs, (err: unknown) => {
-      setPrefs({stopAgentsOnQuit: false})
+      setPrefs({stopAgentsOnQuit: false, startAtLogin: false})
       setError(errorMessage(err))
     })
   }, [])

@@ -2,78 +2,13 @@ package cli
 
 import (
 	"errors"
-	"flag"
-	"fmt"
-	"io"
 	"strconv"
 	"strings"
 )
 
-// usageError is a mistake in the command line: exit code 2.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
-func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
-
-// errHelp asks for the verb's help text (exit code 0).
-var errHelp = errors.New("help requested")
-
-// parseArgs parses flags anywhere among the positional arguments (unlike the
-// flag package, which stops at the first positional), so that
-// `shepherd ls P --json` works. With rest set, the first argument after
-// maxPos positionals, or everything after "--", is returned as tail
-// untouched: it is the agent's own command line.
-func parseArgs(fs *flag.FlagSet, args []string, maxPos int, rest bool) (pos, tail []string, err error) {
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			if rest {
-				return pos, args[i+1:], nil
-			}
-			pos = append(pos, args[i+1:]...)
-			return pos, nil, nil
-		}
-		if len(a) > 1 && a[0] == '-' {
-			name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-			if name == "h" || name == "help" {
-				return nil, nil, errHelp
-			}
-			f := fs.Lookup(name)
-			if f == nil {
-				var names []string
-				fs.VisitAll(func(fl *flag.Flag) { names = append(names, fl.Name) })
-				return nil, nil, usagef("unknown flag %s%s", a, didYouMean(name, names, "--"))
-			}
-			if bf, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && bf.IsBoolFlag() {
-				if !hasValue {
-					value = "true"
-				}
-			} else if !hasValue {
-				if i+1 >= len(args) {
-					return nil, nil, usagef("flag --%s needs a value", name)
-				}
-				i++
-				value = args[i]
-			}
-			if err := fs.Set(name, value); err != nil {
-				return nil, nil, usagef("invalid value %q for flag --%s: %v", value, name, err)
-			}
-			continue
-		}
-		if rest && len(pos) == maxPos {
-			return pos, args[i:], nil
-		}
-		pos = append(pos, a)
-	}
-	return pos, nil, nil
-}
-
-// listFlag is a repeatable string flag.
-type listFlag []string
-
-func (l *listFlag) String() string     { return strings.Join(*l, " ") }
-func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+// Flag values pflag has no type for: a true/false or a count that
+// remembers whether it was given, a count that refuses negatives; and
+// splitWords, which reads --resume-args.
 
 // optBool is a true/false flag that remembers whether it was given.
 type optBool struct{ v *bool }
@@ -84,6 +19,8 @@ func (o *optBool) String() string {
 	}
 	return strconv.FormatBool(*o.v)
 }
+
+func (o *optBool) Type() string { return "bool" }
 
 func (o *optBool) Set(s string) error {
 	b, err := strconv.ParseBool(s)
@@ -104,6 +41,8 @@ func (o *optInt) String() string {
 	return strconv.Itoa(*o.v)
 }
 
+func (o *optInt) Type() string { return "int" }
+
 func (o *optInt) Set(s string) error {
 	n, err := strconv.Atoi(s)
 	if err != nil {
@@ -120,6 +59,7 @@ func (o *optInt) Set(s string) error {
 type nonNegInt int
 
 func (n *nonNegInt) String() string { return strconv.Itoa(int(*n)) }
+func (n *nonNegInt) Type() string   { return "int" }
 func (n *nonNegInt) Set(s string) error {
 	v, err := strconv.Atoi(s)
 	if err != nil {
@@ -183,10 +123,4 @@ func splitWords(s string) ([]string, error) {
 		words = append(words, cur.String())
 	}
 	return words, nil
-}
-
-func newFlagSet(name string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	return fs
 }
