@@ -379,3 +379,42 @@ func AddTool(s *mcp.Server, name string, h Handler) {
 func errorResult(msg string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
 }
+
+// Path is where the engine's API serves the permission tool (streamable
+// HTTP, an agent's own credential only).
+const Path = "/v1/mcp/permission"
+
+// Server is the name of the tool's MCP server in a run's --mcp-config.
+const Server = "shepherd-answers"
+
+// Config is the --mcp-config JSON (inline) that points a run at the
+// engine's API at apiURL, sending the run's own credential from the
+// variable tokenEnv (the CLI fills in ${VAR} in an MCP server's headers
+// from its environment).
+func Config(apiURL, tokenEnv string) string {
+	b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{Server: map[string]any{
+		"type":    "http",
+		"url":     strings.TrimSuffix(apiURL, "/") + Path,
+		"headers": map[string]string{"Authorization": "Bearer ${" + tokenEnv + "}"},
+	}}})
+	return string(b)
+}
+
+// HasOwn reports whether args already decide permissions without a prompt
+// tool of Shepherd's: a --permission-prompt-tool of their own, or every
+// call allowed (--dangerously-skip-permissions, --permission-mode
+// bypassPermissions).
+func HasOwn(args []string) bool {
+	for i, a := range args {
+		switch {
+		case a == "--":
+			return false
+		case a == "--permission-prompt-tool" || strings.HasPrefix(a, "--permission-prompt-tool="),
+			a == "--dangerously-skip-permissions",
+			a == "--permission-mode=bypassPermissions",
+			a == "--permission-mode" && i+1 < len(args) && args[i+1] == "bypassPermissions":
+			return true
+		}
+	}
+	return false
+}

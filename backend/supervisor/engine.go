@@ -120,8 +120,9 @@ type Engine struct {
 	priv     []string
 	apiURL   string // where the API listens (guarded by mu), told to agents
 
-	hookLimit hookLimits // agents' hooks, rate-limited (hookrate.go)
-	disk      diskState  // the data folder's free space, and writes that wait for it (disk.go)
+	hookLimit hookLimits   // agents' hooks, rate-limited (hookrate.go)
+	disk      diskState    // the data folder's free space, and writes that wait for it (disk.go)
+	ans       answersState // agents' questions and kept rules (answers.go)
 
 	hooks testHooks
 }

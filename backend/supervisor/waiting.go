@@ -48,6 +48,9 @@ func (e *Engine) Hook(ref AgentRef, body []byte) error {
 	if in.Error != "" {
 		data["error"] = in.Error
 	}
+	if rn.waiting != nil && rn.waiting.Held {
+		v.Wait, v.Clear = nil, false // a question to Shepherd ends with its answer
+	}
 	switch {
 	case v.Wait != nil:
 		data["waiting"] = v.Wait.What
@@ -112,7 +115,7 @@ func (e *Engine) followWaiting(a *agent, rn *run, grew bool) {
 	retry := rn.retry
 	rn.scanMu.Unlock()
 	now := e.clock.Now()
-	if retry != nil && retry.RateLimited() {
+	if retry != nil && retry.RateLimited() && (rn.waiting == nil || !rn.waiting.Held) {
 		until := now.Add(time.Duration(retry.RetryDelayMs) * time.Millisecond)
 		if w := rn.waiting; w == nil || w.Kind != claudehooks.WaitRateLimit || w.Until == nil || !w.Until.Equal(until) {
 			err := "rate_limit"
@@ -128,7 +131,7 @@ func (e *Engine) followWaiting(a *agent, rn *run, grew bool) {
 		}
 		return
 	}
-	if rn.waiting != nil && grew && logtail.Size(rn.logPath) > rn.waitingLogSize {
+	if rn.waiting != nil && !rn.waiting.Held && grew && logtail.Size(rn.logPath) > rn.waitingLogSize {
 		e.clearWaiting(a, rn)
 	}
 }

@@ -231,6 +231,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{project}/agents/{agent}/answer-policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Set an agent's policy for questions nobody answers: wait (0) or deny after N minutes */
+        put: operations["setAnswerPolicy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/projects/{project}/agents/{agent}/budget": {
         parameters: {
             query?: never;
@@ -299,6 +316,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{project}/agents/{agent}/questions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An agent's questions waiting for an answer (permissions and choices), the one it waits on first */
+        get: operations["listQuestions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project}/agents/{agent}/questions/answer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Answer an agent's question: allow once, always allow (keeping a rule), deny with a message, or choose (an AskUserQuestion) */
+        post: operations["answerQuestion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/projects/{project}/agents/{agent}/resume": {
         parameters: {
             query?: never;
@@ -310,6 +361,41 @@ export interface paths {
         put?: never;
         /** Run the agent's resume arguments with its session id */
         post: operations["resumeAgent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project}/agents/{agent}/rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The always-allow rules that answer for an agent (its own and its project's), and its policy for questions nobody answers */
+        get: operations["listRules"];
+        put?: never;
+        /** Keep an always-allow rule for an agent or its project (refused when it would widen a sandboxed agent's grants) */
+        post: operations["addRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project}/agents/{agent}/rules/remove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Forget an always-allow rule of an agent or its project */
+        post: operations["removeRule"];
         delete?: never;
         options?: never;
         head?: never;
@@ -487,6 +573,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{project}/rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The always-allow rules kept for every agent of a project */
+        get: operations["listProjectRules"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/projects/{project}/select": {
         parameters: {
             query?: never;
@@ -642,6 +745,56 @@ export interface components {
             since: string;
             /** Format: int64 */
             totalBytes: number;
+        };
+        Answer: {
+            /**
+             * @description allow once, always allow (with rule), deny (with message), answer (an AskUserQuestion's choices)
+             * @enum {string}
+             */
+            action: "allow" | "always" | "deny" | "answer";
+            /** @description answer: each question's text to the chosen option's label (or free text with free) */
+            answers?: {
+                [key: string]: string;
+            };
+            /** @description answer: the answers are free text, not options' labels */
+            free?: boolean;
+            /** @description deny: what the agent is told */
+            message?: string;
+            /** @description the question answered (default: the one the agent waits on) */
+            questionId?: string;
+            /** @description always: the rule kept, in Claude Code's syntax, e.g. Bash(npm test:*) (default: the narrowest suggestion) */
+            rule?: string;
+            /**
+             * @description always: keep the rule for this agent (default) or every agent of the project
+             * @enum {string}
+             */
+            scope?: "agent" | "project" | "";
+        };
+        Answered: {
+            behavior: string;
+            /** Format: int64 */
+            pending: number;
+            question: components["schemas"]["Asked"];
+            rule?: components["schemas"]["Rule"];
+        };
+        Asked: {
+            agentId: string;
+            /** Format: date-time */
+            askedAt: string;
+            /** Format: date-time */
+            denyAt?: string;
+            id: string;
+            input: {
+                [key: string]: unknown;
+            };
+            /** Format: int64 */
+            position: number;
+            projectId: string;
+            questions?: components["schemas"]["Question"][] | null;
+            suggestions: string[] | null;
+            summary: string;
+            tool: string;
+            toolUseId?: string;
         };
         BudgetInput: {
             /** @enum {string} */
@@ -821,11 +974,22 @@ export interface components {
             projectName?: string;
             title: string;
         };
+        Option: {
+            description?: string;
+            label: string;
+        };
         PauseInput: {
             /** @description why (shown with the pause) */
             note?: string;
             /** @description true: do not wait for a tool call in flight to finish */
             now?: boolean;
+        };
+        PolicyInput: {
+            /**
+             * Format: int64
+             * @description deny a question nobody answers after that many minutes (0: wait for the answer)
+             */
+            denyAfterMin: number;
         };
         Project: {
             /** Format: date-time */
@@ -876,6 +1040,12 @@ export interface components {
             /** Format: int64 */
             running?: number;
             totals?: components["schemas"]["RunFigures"];
+        };
+        Question: {
+            header?: string;
+            multiSelect?: boolean;
+            options: components["schemas"]["Option"][] | null;
+            question: string;
         };
         Quitting: {
             /** Format: int64 */
@@ -991,6 +1161,28 @@ export interface components {
             queuePosition?: number;
             resumed?: boolean;
             status?: string;
+        };
+        Rule: {
+            /** Format: date-time */
+            addedAt: string;
+            agentId?: string;
+            rule: string;
+            scope: string;
+        };
+        RuleInput: {
+            /** @description a rule in Claude Code's syntax, e.g. Bash(npm test:*) */
+            rule: string;
+            /**
+             * @description agent (default) or project (the user's alone)
+             * @enum {string}
+             */
+            scope?: "agent" | "project" | "";
+        };
+        Rules: {
+            agent: components["schemas"]["Rule"][] | null;
+            /** Format: int64 */
+            denyAfterMin: number;
+            project: components["schemas"]["Rule"][] | null;
         };
         Run: {
             /** @description the status it ended in: completed, failed, stopped, interrupted, paused */
@@ -1872,6 +2064,44 @@ export interface operations {
             };
         };
     };
+    setAnswerPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project's id */
+                project: string;
+                /** @description the agent's id */
+                agent: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PolicyInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rules"];
+                };
+            };
+            /** @description an error: its kind and what was wrong */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     answerBudget: {
         parameters: {
             query?: {
@@ -2029,6 +2259,78 @@ export interface operations {
             };
         };
     };
+    listQuestions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project's id */
+                project: string;
+                /** @description the agent's id */
+                agent: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Asked"][] | null;
+                };
+            };
+            /** @description an error: its kind and what was wrong */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    answerQuestion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project's id */
+                project: string;
+                /** @description the agent's id */
+                agent: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Answer"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Answered"];
+                };
+            };
+            /** @description an error: its kind and what was wrong */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     resumeAgent: {
         parameters: {
             query?: {
@@ -2058,6 +2360,116 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Record"];
+                };
+            };
+            /** @description an error: its kind and what was wrong */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project's id */
+                project: string;
+                /** @description the agent's id */
+                agent: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rules"];
+                };
+            };
+            /** @description an error: its kind and what was wrong */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    addRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project's id */
+                project: string;
+                /** @description the agent's id */
+                agent: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RuleInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rule"];
+                };
+            };
+            /** @description an error: its kind and what was wrong */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    removeRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project's id */
+                project: string;
+                /** @description the agent's id */
+                agent: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RuleInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rules"];
                 };
             };
             /** @description an error: its kind and what was wrong */
@@ -2472,6 +2884,38 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["StopResult"][] | null;
+                };
+            };
+            /** @description an error: its kind and what was wrong */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listProjectRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project's id */
+                project: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rule"][] | null;
                 };
             };
             /** @description an error: its kind and what was wrong */
