@@ -73,6 +73,44 @@ type answersState struct {
 	q     *answers.Queue
 	mu    sync.Mutex
 	books map[string]*answers.Book
+	// Questions are rate-limited per agent as hooks are (hookrate.go), in
+	// buckets of their own: each is an event and a notification, and a
+	// box must not flood the user's disk or desk with them.
+	limit hookLimits
+}
+
+// Bounds of an agent's questions: at most MaxPending wait at once (the
+// CLI asks one at a time, a few read-only ones in parallel); QuestionBurst
+// may be asked at once and QuestionRate a second after that.
+const (
+	MaxPending    = 8
+	QuestionBurst = 20
+	QuestionRate  = 2.0
+)
+
+// allowQuestion takes a token of ref's bucket, or says it asks too fast.
+func (e *Engine) allowQuestion(ref AgentRef) error {
+	now := e.clock.Now()
+	l := &e.ans.limit
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.buckets == nil {
+		l.buckets = map[AgentRef]*hookBucket{}
+	}
+	b := l.buckets[ref]
+	if b == nil {
+		b = &hookBucket{tokens: QuestionBurst, at: now}
+		l.buckets[ref] = b
+	}
+	if d := now.Sub(b.at); d > 0 {
+		b.tokens = min(QuestionBurst, b.tokens+d.Seconds()*QuestionRate)
+	}
+	b.at = now
+	if b.tokens < 1 {
+		return newErr(ErrTooMany, "agent '%s' asks faster than %d questions at once and %g a second: this one is refused", ref.AgentID, QuestionBurst, QuestionRate)
+	}
+	b.tokens--
+	return nil
 }
 
 func (e *Engine) answerQueue() *answers.Queue {
@@ -153,6 +191,13 @@ func (e *Engine) AskPermission(ctx context.Context, ref AgentRef, r permtool.Req
 	if !live {
 		return permtool.Answer{}, newErr(ErrNotRunning, "agent '%s' is not running", ref.AgentID)
 	}
+	if err := e.allowQuestion(ref); err != nil {
+		return permtool.Answer{}, err
+	}
+	k := answers.Key{ProjectID: ref.ProjectID, AgentID: ref.AgentID}
+	if n := len(q.List(k)); n >= MaxPending {
+		return permtool.Answer{}, newErr(ErrTooMany, "agent '%s' has %d questions waiting for the user already: answer them first", ref.AgentID, n)
+	}
 	p.mu.Lock()
 	x.root = p.info.Path
 	p.mu.Unlock()
@@ -190,7 +235,6 @@ func (e *Engine) AskPermission(ctx context.Context, ref AgentRef, r permtool.Req
 		question.DenyAt = &t
 	}
 	pend, first := q.Add(question, r)
-	k := answers.Key{ProjectID: ref.ProjectID, AgentID: ref.AgentID}
 	e.appendEvent(ref.ProjectID, store.Event{Time: now.UTC(), Event: "question", AgentID: ref.AgentID, Reason: question.Summary,
 		Data: map[string]any{"question": pend.Q.ID, "tool": r.ToolName, "summary": question.Summary}})
 	if first {

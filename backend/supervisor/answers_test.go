@@ -3,6 +3,7 @@ package supervisor
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -175,4 +176,40 @@ func TestRulesAnswerAndNeverWiden(t *testing.T) {
 	if err != nil || len(rs.Project) != 1 || rs.Project[0].Rule != "Bash(rm:*)" {
 		t.Fatalf("rules %+v %v", rs, err)
 	}
+}
+
+// An agent cannot pile up questions: at most MaxPending wait at once, and
+// it cannot ask faster than its bucket lets it.
+func TestQuestionsBounded(t *testing.T) {
+	clk := newFakeClock()
+	h := newHarness(t, func(c *Config) { c.Clock = clk })
+	h.create(withID("w", sh("sleep 1000")))
+	h.start("w")
+	for i := range MaxPending {
+		h.ask(t.Context(), "w", bashReq(fmt.Sprint("rm ", i)))
+		h.waitQuestions("w", i+1)
+	}
+	r := <-h.ask(t.Context(), "w", bashReq("rm one-too-many"))
+	wantKind(t, r.err, ErrTooMany, "questions waiting for the user already")
+	for range MaxPending {
+		if _, err := h.e.AnswerQuestion(t.Context(), h.project.ID, "w", Answer{Action: AnswerDeny}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The burst is spent (MaxPending+1 asked); the rest of it, then refused.
+	for i := MaxPending + 1; i < QuestionBurst; i++ {
+		ctx, cancel := context.WithCancel(t.Context())
+		got := h.ask(ctx, "w", bashReq("rm x"))
+		h.waitQuestions("w", 1)
+		cancel()
+		<-got
+		h.waitQuestions("w", 0)
+	}
+	r = <-h.ask(t.Context(), "w", bashReq("rm flood"))
+	wantKind(t, r.err, ErrTooMany, "asks faster than")
+	clk.Advance(time.Second) // two more tokens
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	h.ask(ctx, "w", bashReq("rm later"))
+	h.waitQuestions("w", 1)
 }

@@ -13,7 +13,7 @@ import * as SettingsSvc from '../../wailsjs/go/app/SettingsService'
 import {EventsOn, WindowSetTitle} from '../../wailsjs/runtime/runtime'
 import {eventSchema, problems} from './check'
 import type {operations} from './schema.gen'
-import type {AgentSpec, EngineStatus, Prefs, Schemas, WorktreeEnd} from './types'
+import type {AgentSpec, AnswerInput, EngineStatus, Prefs, Schemas, WorktreeEnd} from './types'
 
 export * from './types'
 
@@ -137,6 +137,18 @@ export const api = {
     lookPath: (command: string, cwd: string) => Agents.LookPath(command, cwd),
     events: async (projectId: string, id: string, limit = 200) =>
       call('listEvents', {project: projectId, agent: id, limit}),
+    /** What the agent asks and waits for (permissions, choices), the one it waits on first. */
+    questions: async (projectId: string, id: string) => list(await call('listQuestions', {project: projectId, agent: id})),
+    /** Answer one of its questions: allow once, always (keeping a rule), deny (with a message), or its choices. */
+    answer: (projectId: string, id: string, answer: AnswerInput) => call('answerQuestion', {project: projectId, agent: id}, answer),
+    rules: (projectId: string, id: string) => call('listRules', {project: projectId, agent: id}),
+    addRule: (projectId: string, id: string, rule: string, scope: 'agent' | 'project') =>
+      call('addRule', {project: projectId, agent: id}, {rule, scope}),
+    removeRule: (projectId: string, id: string, rule: string, scope: 'agent' | 'project') =>
+      call('removeRule', {project: projectId, agent: id}, {rule, scope}),
+    /** Deny a question nobody answers after that many minutes (0: wait for the answer). */
+    setAnswerPolicy: (projectId: string, id: string, denyAfterMin: number) =>
+      call('setAnswerPolicy', {project: projectId, agent: id}, {denyAfterMin}),
   },
   worktree: {
     /** The agent's changes against its base (files, +/−, hunks). */

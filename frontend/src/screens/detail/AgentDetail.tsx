@@ -16,6 +16,7 @@ import {BudgetPanel} from './BudgetPanel'
 import {DiffView} from './DiffView'
 import {WorktreeBadge} from './WorktreeBadge'
 import {LogView} from './LogView'
+import {QuestionPanel, RulesPanel} from './QuestionPanel'
 import {RecordFields} from './RecordFields'
 import {currentMatch, SearchBar, step} from './search'
 import {StreamView} from './StreamView'
@@ -92,6 +93,7 @@ export function AgentDetail({agent, onClose}: {agent: Agent; onClose: () => void
       {startError && !attentionReason(agent) && <p className="start-error" role="alert">{startError}</p>}
       <AttentionLine agent={agent} error={startError}/>
       <BudgetPanel agent={agent}/>
+      <QuestionPanel agent={agent}/>
       <UsageStrip agent={agent} onOpen={() => setTab('usage')}/>
       <div className="tabs">
         <Tabs label="Show" tabs={tabs} selected={tab} onSelect={setTab} idBase={tabIds}/>
@@ -130,7 +132,7 @@ export function AgentDetail({agent, onClose}: {agent: Agent; onClose: () => void
           : <LogView lines={lines} markers={markers} search={search} current={shown} onMatches={onMatches} jump={jump} wrap={wrap}/>)}
         {tab === 'diff' && agent.workspace?.worktree && <DiffView agent={agent}/>}
         {tab === 'usage' && <UsagePanel agent={agent} samples={samples}/>}
-        {tab === 'record' && <RecordFields agent={agent}/>}
+        {tab === 'record' && <><RulesPanel agent={agent}/><RecordFields agent={agent}/></>}
         {tab === 'events' && <AgentEvents projectId={agent.projectId} agentId={agent.id}/>}
       </div>
     </section>
