@@ -120,6 +120,7 @@ func TestAccessRules(t *testing.T) {
 		"POST /v1/projects/{project}/agents/{agent}/rules":            api.Owned,
 		"POST /v1/projects/{project}/agents/{agent}/rules/remove":     api.Owned,
 		"PUT /v1/projects/{project}/agents/{agent}/answer-policy":     api.Owned,
+		"POST /v1/projects/{project}/agents/{agent}/message":          api.Owned,
 	}
 	for _, op := range api.Operations() {
 		route := op.Method + " " + op.Path

@@ -8,6 +8,7 @@ import (
 
 	"shepherd/backend/answers"
 	"shepherd/backend/permtool"
+	"shepherd/backend/store"
 	"shepherd/backend/supervisor"
 )
 
@@ -162,3 +163,31 @@ func (h *handler) OnShutdown() {
 		an.EndQuestions()
 	}
 }
+
+// Messager sends an agent a message (*supervisor.Engine has it).
+type Messager interface {
+	SendMessage(ctx context.Context, projectID, agentID, message string) (*store.Record, error)
+}
+
+// MessageInput is the body of sendMessage.
+type MessageInput struct {
+	Message string `json:"message" doc:"what the agent is told: the prompt of its resumed session"`
+}
+
+// MessageIn is the input of sendMessage.
+type MessageIn struct {
+	Project string `path:"project" doc:"the project's id"`
+	Agent   string `path:"agent" doc:"the agent's id"`
+	Body    MessageInput
+}
+
+var SendMessage = define(&Op[MessageIn, Reply[*store.Record]]{
+	ID: "sendMessage", Method: http.MethodPost, Path: agentPath + "/message", Access: Owned, Reveal: true,
+	Summary: "Send a Claude Code or Codex agent whose run ended a message: it resumes in its session with it as the prompt, through the queue",
+}, func(h *handler, ctx context.Context, in *MessageIn) (*Reply[*store.Record], error) {
+	m, ok := h.eng.(Messager)
+	if !ok {
+		return nil, noSuchEndpoint(ctx)
+	}
+	return answer(ctx).record(m.SendMessage(ctx, in.Project, in.Agent, in.Body.Message))
+})

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -260,5 +261,39 @@ func printRules(e *env, whose string, rs []answers.Rule) {
 	fmt.Fprintf(e.stdout, "Rules of %s:\n", whose)
 	for _, r := range rs {
 		fmt.Fprintf(e.stdout, "  %s  (added %s)\n", r.Rule, timeText(&r.AddedAt))
+	}
+}
+
+func (e *env) sendCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:               "send P A MSG|-",
+		Short:             "send a Claude Code or Codex agent whose run ended a message: it resumes its session with it as the prompt (- reads it from stdin)",
+		Args:              positional(3, 3),
+		ValidArgsFunction: e.completes(projectArg, agentArg),
+		RunE: func(c *cobra.Command, pos []string) error {
+			id, err := e.resolveProject(pos[0])
+			if err != nil {
+				return err
+			}
+			msg := pos[2]
+			if msg == "-" {
+				b, err := io.ReadAll(io.LimitReader(c.InOrStdin(), supervisor.MaxMessage+1))
+				if err != nil {
+					return fmt.Errorf("read the message from stdin: %w", err)
+				}
+				msg = string(b)
+			}
+			out, human, err := fetch(e, api.SendMessage, api.MessageIn{Project: id, Agent: pos[1], Body: api.MessageInput{Message: msg}})
+			if !human {
+				return err
+			}
+			r := out.Body
+			if r.Status == "queued" {
+				fmt.Fprintf(e.stdout, "Sent to %s: it resumes session %s with your message when a slot frees (queued).\n", r.ID, dash(r.SessionID))
+			} else {
+				fmt.Fprintf(e.stdout, "Sent to %s: it resumes session %s with your message.\n", r.ID, dash(r.SessionID))
+			}
+			return nil
+		},
 	}
 }

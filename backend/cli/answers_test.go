@@ -238,3 +238,33 @@ func TestAnswersEngineStopDenies(t *testing.T) {
 		t.Fatal("the denied command ran")
 	}
 }
+
+// `shepherd send` resumes a Claude agent's session with the message as its
+// prompt; a running one is refused.
+func TestSendMessage(t *testing.T) {
+	p := isolate(t)
+	serve(t, p)
+	projectWithFolder(t, "ans")
+	calls := filepath.Join(t.TempDir(), "calls.jsonl")
+	stream := []string{"-p", "--verbose", "--output-format", "stream-json"}
+	body := map[string]any{"id": "cc", "command": fakeClaude(t), "args": append(stream, "fix it"), "profile": store.ProfileClaudeJSON,
+		"resumeArgs": append(append([]string{}, stream...), "--resume", "{sessionId}", "--", "continue"),
+		"env":        map[string]string{"FAKE_CLAUDE_MODE": "success", "FAKE_CLAUDE_RECORD": calls}}
+	if _, err := clientOf(t, p).JSON(t.Context(), "POST", "/v1/projects/"+resolve(t, "ans")+"/agents", body, nil); err != nil {
+		t.Fatal(err)
+	}
+	fails(t, 1, "cannot be resumed: no session id is known yet", "send", "ans", "cc", "hello")
+	ok(t, "start", "ans", "cc")
+	r := waitStatus(t, resolve(t, "ans"), "cc", "completed")
+	out := ok(t, "send", "ans", "cc", "now the tests")
+	if !strings.Contains(out, "Sent to cc: it resumes session "+r.SessionID) {
+		t.Fatalf("send said %q", out)
+	}
+	waitStatus(t, resolve(t, "ans"), "cc", "completed")
+	b, _ := os.ReadFile(calls)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[1], `"--","now the tests"]`) || !strings.Contains(lines[1], r.SessionID) {
+		t.Fatalf("calls:\n%s", b)
+	}
+	fails(t, 1, "the message is empty", "send", "ans", "cc", " ")
+}

@@ -20,6 +20,8 @@ func addAnswerTools(srv *mcp.Server, s *server) {
 	mcp.AddTool(srv, &mcp.Tool{Name: "answer_question", Description: "Answer what a process you created asks: allow (once), " +
 		"always (allow, and keep rule — Claude Code's syntax, e.g. Bash(npm test:*) — for it; never beyond its sandbox), deny " +
 		"(with message), or answer (choices: each question's text to an option's label)."}, s.answerQuestion)
+	mcp.AddTool(srv, &mcp.Tool{Name: "send_message", Description: "Send a Claude Code or Codex process you created, whose run " +
+		"ended, a message: it resumes its session with the message as its prompt (through the queue)."}, s.sendMessage)
 }
 
 // Questions is list_questions' answer.
@@ -60,4 +62,22 @@ func (s *server) answerQuestion(ctx context.Context, _ *mcp.CallToolRequest, in 
 		return nil, supervisor.Answered{}, toolError(err)
 	}
 	return nil, *r.Body, nil
+}
+
+// MessageIn is send_message's input.
+type MessageIn struct {
+	ID      string `json:"id" jsonschema:"the process's id (a Claude Code or Codex agent whose run ended)"`
+	Message string `json:"message" jsonschema:"the prompt of its resumed session"`
+}
+
+func (s *server) sendMessage(ctx context.Context, _ *mcp.CallToolRequest, in MessageIn) (*mcp.CallToolResult, Process, error) {
+	e, pid, err := s.projectID()
+	if err != nil {
+		return nil, Process{}, err
+	}
+	r, err := api.Call(ctx, e, api.SendMessage, api.MessageIn{Project: pid, Agent: in.ID, Body: api.MessageInput{Message: in.Message}})
+	if err != nil {
+		return nil, Process{}, toolError(err)
+	}
+	return nil, processOf(r.Body), nil
 }

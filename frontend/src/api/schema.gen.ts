@@ -299,6 +299,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{project}/agents/{agent}/message": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a Claude Code or Codex agent whose run ended a message: it resumes in its session with it as the prompt, through the queue */
+        post: operations["sendMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/projects/{project}/agents/{agent}/pause": {
         parameters: {
             query?: never;
@@ -962,6 +979,10 @@ export interface components {
             head?: string;
             merged: boolean;
             upToDate?: boolean;
+        };
+        MessageInput: {
+            /** @description what the agent is told: the prompt of its resumed session */
+            message: string;
         };
         Notification: {
             agentId?: string;
@@ -2205,6 +2226,47 @@ export interface operations {
                 };
                 content: {
                     "text/plain": string;
+                };
+            };
+            /** @description an error: its kind and what was wrong */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    sendMessage: {
+        parameters: {
+            query?: {
+                /** @description true: secret environment values as they are (masked otherwise) */
+                reveal?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description the project's id */
+                project: string;
+                /** @description the agent's id */
+                agent: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MessageInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Record"];
                 };
             };
             /** @description an error: its kind and what was wrong */
