@@ -11,7 +11,8 @@
 // ends, and the window starts the headless engine; the cockpit against that
 // engine (below); pause, the run queue and a stale recovery
 // (pause.mjs); the sandbox, a Codex agent, and what runs cost and use (usage.mjs);
-// waiting for the user, acknowledge, crash loops and toasts over dialogs (attention.mjs); what a
+// waiting for the user, acknowledge, crash loops and toasts over dialogs (attention.mjs); answering what
+// an agent asks (answers.mjs); what a
 // newcomer tripped on (newcomer.mjs); and the window by keyboard alone (keyboard.mjs).
 import {after, before, test} from 'node:test'
 import assert from 'node:assert/strict'
@@ -28,6 +29,7 @@ import {usageTests} from './usage.mjs'
 import {budgetTests} from './budget.mjs'
 import {worktreeTests} from './worktree.mjs'
 import {attentionTests} from './attention.mjs'
+import {answersTests} from './answers.mjs'
 import {newcomerTests} from './newcomer.mjs'
 import {keyboardTests} from './keyboard.mjs'
 
@@ -306,6 +308,8 @@ budgetTests()
 worktreeTests()
 
 attentionTests()
+
+answersTests()
 
 newcomerTests()
 

@@ -146,6 +146,8 @@ export const api = {
       call('addRule', {project: projectId, agent: id}, {rule, scope}),
     removeRule: (projectId: string, id: string, rule: string, scope: 'agent' | 'project') =>
       call('removeRule', {project: projectId, agent: id}, {rule, scope}),
+    /** Resume a Claude Code or Codex agent's session with message as its prompt (through the queue). */
+    send: (projectId: string, id: string, message: string) => call('sendMessage', {project: projectId, agent: id}, {message}),
     /** Deny a question nobody answers after that many minutes (0: wait for the answer). */
     setAnswerPolicy: (projectId: string, id: string, denyAfterMin: number) =>
       call('setAnswerPolicy', {project: projectId, agent: id}, {denyAfterMin}),

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 import type {Agent, Asked} from '../api'
-import {askedFor, asking, missingAnswer, policyText, ruleProblem, suggestedRule, toggleChoice} from './answers'
+import {askedFor, asking, canReply, missingAnswer, policyText, ruleProblem, suggestedRule, toggleChoice} from './answers'
 
 const waiting = (what: string) => ({
   id: 'a', projectId: 'p', status: 'running',
@@ -46,5 +46,24 @@ describe('answers', () => {
   it('words the policy', () => {
     expect(policyText(0)).toBe('waits for your answer')
     expect(policyText(5)).toBe('denied after 5 min without an answer')
+  })
+})
+
+describe('canReply', () => {
+  const base = {id: 'a', projectId: 'p', profile: 'claude-stream-json', status: 'completed', sessionId: 's1',
+    resumeArgs: ['-p', '--resume', '{sessionId}', '--', 'continue']}
+  const ag = (over: object) => ({...base, ...over}) as unknown as Agent
+  it('lets a Claude or Codex agent whose run ended be sent a message', () => {
+    expect(canReply(ag({}))).toBe('')
+    expect(canReply(ag({profile: 'codex-json', status: 'failed'}))).toBe('')
+    expect(canReply(ag({status: 'stopped'}))).toBe('')
+  })
+  it('says why not, or hides the box', () => {
+    expect(canReply(ag({profile: ''}))).toBe('hidden')
+    expect(canReply(ag({resumeArgs: []}))).toBe('hidden')
+    expect(canReply(ag({status: 'running'}))).toMatch(/running/)
+    expect(canReply(ag({status: 'queued'}))).toMatch(/queued/)
+    expect(canReply(ag({status: 'paused'}))).toMatch(/paused/)
+    expect(canReply(ag({sessionId: ''}))).toMatch(/No session/)
   })
 })

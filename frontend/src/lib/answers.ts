@@ -56,3 +56,20 @@ export function toggleChoice(current: string, label: string): string {
 export function policyText(min: number): string {
   return min > 0 ? `denied after ${min} min without an answer` : 'waits for your answer'
 }
+
+const LIVE = new Set(['spawning', 'running', 'stopping', 'killing', 'timed_out', 'queued'])
+
+/**
+ * Whether the agent can be sent a message now: '' (yes), why not in words
+ * (shown in the box), or 'hidden' (not a Claude Code or Codex agent, or one
+ * that cannot resume a session).
+ */
+export function canReply(a: Agent): string {
+  if (a.profile !== 'claude-stream-json' && a.profile !== 'codex-json') return 'hidden'
+  if (!(a.resumeArgs?.length)) return 'hidden'
+  if (LIVE.has(a.status)) return a.status === 'queued' ? 'It is queued: reply once its run ended' : 'It is running: reply once its run ended'
+  if (a.status === 'paused') return 'It is paused: resume it, or reply once it ended'
+  if (a.status === 'not_started') return 'Start it first: a reply resumes its session'
+  if (!a.sessionId && a.resumeArgs.some((x) => x.includes('{sessionId}'))) return 'No session to resume yet'
+  return ''
+}

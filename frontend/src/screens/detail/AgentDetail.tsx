@@ -18,6 +18,7 @@ import {WorktreeBadge} from './WorktreeBadge'
 import {LogView} from './LogView'
 import {QuestionPanel, RulesPanel} from './QuestionPanel'
 import {RecordFields} from './RecordFields'
+import {ReplyBox} from './ReplyBox'
 import {currentMatch, SearchBar, step} from './search'
 import {StreamView} from './StreamView'
 import {UsagePanel} from './UsagePanel'
@@ -135,6 +136,7 @@ export function AgentDetail({agent, onClose}: {agent: Agent; onClose: () => void
         {tab === 'record' && <><RulesPanel agent={agent}/><RecordFields agent={agent}/></>}
         {tab === 'events' && <AgentEvents projectId={agent.projectId} agentId={agent.id}/>}
       </div>
+      {tab === 'log' && <ReplyBox agent={agent}/>}
     </section>
   )
 }
