@@ -123,6 +123,7 @@ type Engine struct {
 	hookLimit hookLimits   // agents' hooks, rate-limited (hookrate.go)
 	disk      diskState    // the data folder's free space, and writes that wait for it (disk.go)
 	ans       answersState // agents' questions and kept rules (answers.go)
+	usage     usageState   // agents waiting for a usage limit's reset (usage.go)
 
 	hooks testHooks
 }

@@ -128,6 +128,7 @@ func (e *Engine) ensureLoaded(p *project) (*SyncSummary, error) {
 	close(ch)
 	if err == nil {
 		e.startMonitor(p)
+		e.rewaitUsage(p)
 		e.kickQueue(p)
 	}
 	return sum, err

@@ -1,0 +1,87 @@
+package supervisor
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"shepherd/backend/lifecycle"
+	"shepherd/backend/store"
+)
+
+// claudeLimited starts a fake Claude agent refused by its 5-hour window,
+// which resets at resets (resumed runs in resumeMode).
+func (h *claudeHarness) claudeLimited(id, resumeMode string, resets time.Time) {
+	h.t.Helper()
+	h.create(AgentSpec{ID: id, Command: fakeClaude, Cwd: h.cwd, Profile: store.ProfileClaudeJSON,
+		Args:       []string{"-p", "--verbose", "--output-format", "stream-json", "fix it"},
+		ResumeArgs: []string{"-p", "--verbose", "--output-format", "stream-json", "--resume", "{sessionId}", "--", "continue"},
+		Env: map[string]string{"FAKE_CLAUDE_MODE": "usage-limit", "FAKE_CLAUDE_RESUME_MODE": resumeMode, "FAKE_CLAUDE_RECORD": h.record,
+			"FAKE_CLAUDE_RESETS_AT": strconv.FormatInt(resets.Unix(), 10), "TZ": "UTC"},
+		GraceSec: 1})
+	h.start(id)
+}
+
+// A run refused by the usage limit is paused, calm (not failed, not Needs
+// you), `usage limit until …`, and resumed in its session after the reset
+// on the engine's clock; agents of one account go two at a time, the next
+// ones a stagger later.
+func TestUsageLimitWaitsAndResumes(t *testing.T) {
+	h := newClaudeHarness(t)
+	resets := h.clk.Now().Add(time.Hour).Truncate(time.Second)
+	for _, id := range []string{"a", "b", "c"} {
+		h.claudeLimited(id, "success", resets)
+		r := h.waitStatus(id, lifecycle.Paused, 10*time.Second)
+		if r.UsageLimitUntil == nil || !r.UsageLimitUntil.Equal(resets.Add(30*time.Second)) || r.Attention != "" ||
+			!strings.HasPrefix(r.PauseNote, "usage limit until ") || !strings.HasSuffix(r.PauseNote, "(5-hour)") {
+			t.Fatalf("%s: until %v attention %q note %q", id, r.UsageLimitUntil, r.Attention, r.PauseNote)
+		}
+	}
+	if ev := h.events(); !strings.Contains(ev, `"reason":"usage limit"`) {
+		t.Fatalf("events:\n%s", ev)
+	}
+	h.clk.Advance(time.Hour + 29*time.Second)
+	if r := h.get("a"); r.Status != lifecycle.Paused {
+		t.Fatalf("resumed before the reset: %s", r.Status)
+	}
+	h.clk.Advance(time.Second)
+	h.waitStatus("a", lifecycle.Completed, 10*time.Second)
+	h.waitStatus("b", lifecycle.Completed, 10*time.Second)
+	if r := h.get("c"); r.Status != lifecycle.Paused {
+		t.Fatalf("c went with the first two: %s", r.Status)
+	}
+	h.clk.Advance(2 * time.Minute)
+	r := h.waitStatus("c", lifecycle.Completed, 10*time.Second)
+	if r.UsageLimitUntil != nil || r.PauseNote != "" || r.ResumeCount != 1 {
+		t.Fatalf("after the resume: %+v", r)
+	}
+	for _, inv := range h.invocations()[3:] {
+		if inv.Resume == "" {
+			t.Fatalf("not resumed in its session: %+v", inv)
+		}
+	}
+}
+
+// A second refusal right after the resume is not a loop: the agent waits
+// for the next reset.
+func TestUsageLimitNoLoop(t *testing.T) {
+	h := newClaudeHarness(t)
+	resets := h.clk.Now().Add(time.Hour).Truncate(time.Second)
+	h.claudeLimited("a", "usage-limit", resets)
+	first := h.waitStatus("a", lifecycle.Paused, 10*time.Second)
+	h.clk.Advance(time.Hour + 30*time.Second)
+	waitFor(t, "the resume", 10*time.Second, func() bool { return len(h.invocations()) == 2 })
+	var r *store.Record
+	waitFor(t, "the second refusal", 10*time.Second, func() bool {
+		r = h.get("a")
+		return r.Status == lifecycle.Paused && r.UsageLimitUntil != nil && r.UsageLimitUntil.After(*first.UsageLimitUntil)
+	})
+	// The refusal named the reset that passed: it waits one window (5 h) on.
+	if want := first.UsageLimitUntil.Add(5 * time.Hour); r.UsageLimitUntil.Before(want.Add(-time.Minute)) {
+		t.Fatalf("waits until %v, want about %v", r.UsageLimitUntil, want)
+	}
+	if n := len(h.invocations()); n != 2 {
+		t.Fatalf("%d runs, want 2", n)
+	}
+}
