@@ -107,7 +107,12 @@ func (e *Engine) launch(a *agent, act string) error {
 func actionArgs(r *store.Record, act string) ([]string, func(*store.Record)) {
 	switch act {
 	case actResume:
-		return resumeArgs(r), func(n *store.Record) { n.ResumeCount++; n.AutoResumeCount = 0; n.ResumePrompt = ""; n.UsageLimitUntil = nil }
+		return resumeArgs(r), func(n *store.Record) {
+			n.ResumeCount++
+			n.AutoResumeCount = 0
+			n.ResumePrompt = ""
+			n.UsageLimitUntil = nil
+		}
 	case actAutoResume:
 		return resumeArgs(r), func(n *store.Record) { n.ResumeCount++; n.AutoResumeCount++; n.ResumePrompt = "" }
 	case actKeepAlive:
