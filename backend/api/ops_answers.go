@@ -7,6 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"shepherd/backend/answers"
+	"shepherd/backend/notify/webhook"
 	"shepherd/backend/permtool"
 	"shepherd/backend/store"
 	"shepherd/backend/supervisor"
@@ -190,4 +191,97 @@ var SendMessage = define(&Op[MessageIn, Reply[*store.Record]]{
 		return nil, noSuchEndpoint(ctx)
 	}
 	return answer(ctx).record(m.SendMessage(ctx, in.Project, in.Agent, in.Body.Message))
+})
+
+// Usager says what is known of the accounts' usage windows.
+type Usager interface {
+	Usage() []supervisor.AccountUsage
+}
+
+var GetUsage = define(&Op[NoInput, Reply[[]supervisor.AccountUsage]]{
+	ID: "getUsage", Method: http.MethodGet, Path: "/v1/usage", Access: UserOnly,
+	Summary: "The subscription windows of the accounts the agents use (5-hour, weekly), as their last runs said: status, utilization, reset",
+}, func(h *handler, ctx context.Context, _ *NoInput) (*Reply[[]supervisor.AccountUsage], error) {
+	u, ok := h.eng.(Usager)
+	if !ok {
+		return nil, noSuchEndpoint(ctx)
+	}
+	out := u.Usage()
+	if out == nil {
+		out = []supervisor.AccountUsage{}
+	}
+	return &Reply[[]supervisor.AccountUsage]{out}, nil
+})
+
+// Webhooks are the engine's webhook channels (*supervisor.Engine has them).
+type Webhooks interface {
+	Webhooks() ([]webhook.View, error)
+	AddWebhook(c webhook.Channel) (webhook.View, error)
+	RemoveWebhook(id string) error
+	TestWebhooks(ctx context.Context, id string) ([]supervisor.WebhookTest, error)
+}
+
+func webhooksOp[I, T any](op *Op[I, Reply[T]], do func(w Webhooks, ctx context.Context, in *I) (T, error)) *Op[I, Reply[T]] {
+	return define(op, func(h *handler, ctx context.Context, in *I) (*Reply[T], error) {
+		w, ok := h.eng.(Webhooks)
+		if !ok {
+			return nil, noSuchEndpoint(ctx)
+		}
+		v, err := do(w, ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		return &Reply[T]{v}, nil
+	})
+}
+
+// WebhookIn names a channel.
+type WebhookIn struct {
+	ID string `path:"id" doc:"the channel's id"`
+}
+
+// AddWebhookIn is the input of addWebhook.
+type AddWebhookIn struct {
+	Body webhook.Channel
+}
+
+// TestWebhooksInput is the optional body of testWebhooks.
+type TestWebhooksInput struct {
+	ID string `json:"id,omitempty" doc:"the channel to test (default: every channel)"`
+}
+
+// TestWebhooksIn is the input of testWebhooks.
+type TestWebhooksIn struct {
+	Body *TestWebhooksInput
+}
+
+var ListWebhooks = webhooksOp(&Op[NoInput, Reply[[]webhook.View]]{
+	ID: "listWebhooks", Method: http.MethodGet, Path: "/v1/webhooks", Access: UserOnly,
+	Summary: "The webhook channels notifications go to (URLs and headers masked), with how sending to each goes",
+}, func(w Webhooks, _ context.Context, _ *NoInput) ([]webhook.View, error) { return w.Webhooks() })
+
+var AddWebhook = webhooksOp(&Op[AddWebhookIn, Reply[webhook.View]]{
+	ID: "addWebhook", Method: http.MethodPost, Path: "/v1/webhooks", Access: UserOnly,
+	Summary: "Add a webhook channel (a URL and a format: json, ntfy, slack; the kinds it carries, default what enters Needs you)",
+}, func(w Webhooks, _ context.Context, in *AddWebhookIn) (webhook.View, error) { return w.AddWebhook(in.Body) })
+
+var RemoveWebhook = webhooksOp(&Op[WebhookIn, Reply[[]webhook.View]]{
+	ID: "removeWebhook", Method: http.MethodDelete, Path: "/v1/webhooks/{id}", Access: UserOnly,
+	Summary: "Remove a webhook channel",
+}, func(w Webhooks, _ context.Context, in *WebhookIn) ([]webhook.View, error) {
+	if err := w.RemoveWebhook(in.ID); err != nil {
+		return nil, err
+	}
+	return w.Webhooks()
+})
+
+var TestWebhooks = webhooksOp(&Op[TestWebhooksIn, Reply[[]supervisor.WebhookTest]]{
+	ID: "testWebhooks", Method: http.MethodPost, Path: "/v1/webhooks/test", Access: UserOnly,
+	Summary: "Send a test notification to a webhook channel (or every one) now, and say how each went",
+}, func(w Webhooks, ctx context.Context, in *TestWebhooksIn) ([]supervisor.WebhookTest, error) {
+	id := ""
+	if in.Body != nil {
+		id = in.Body.ID
+	}
+	return w.TestWebhooks(ctx, id)
 })

@@ -124,6 +124,7 @@ type Engine struct {
 	disk      diskState    // the data folder's free space, and writes that wait for it (disk.go)
 	ans       answersState // agents' questions and kept rules (answers.go)
 	usage     usageState   // agents waiting for a usage limit's reset (usage.go)
+	hooksOut  webhookState // notifications to webhook channels (webhooks.go)
 
 	hooks testHooks
 }
@@ -343,6 +344,7 @@ func (e *Engine) Close() {
 	}
 	e.tasks.close()
 	e.runner.Close() // after the tasks: none starts a shim any more
+	e.closeWebhooks()
 }
 
 // Store exposes the on-disk store (read-only use by callers such as tests).
@@ -366,6 +368,7 @@ func (e *Engine) notify(n notify.Notification) {
 	e.log.Info().Str("project", n.ProjectID).Str("agent", n.AgentID).Str("kind", n.Kind).Str("level", n.Level).
 		Msg(n.Message)
 	e.toasts.Notify(n)
+	e.sendWebhooks(n)
 }
 
 // deliver shows a notification (after the storm coalescer): a toast in the

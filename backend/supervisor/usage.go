@@ -24,8 +24,9 @@ import (
 // instead of looping.
 
 type usageState struct {
-	once  sync.Once
-	sched *usagelimit.Scheduler
+	once     sync.Once
+	sched    *usagelimit.Scheduler
+	accounts usagelimit.Accounts // the windows runs reported, for the header
 }
 
 // UsageConfig tunes the scheduler (tests); zero: its defaults.
@@ -42,8 +43,9 @@ func (e *Engine) usageScheduler() *usagelimit.Scheduler {
 const usageTail = 256 << 10
 
 // usageLimitOf reads whether the agent's run that just ended was refused by
-// a usage limit that names its reset.
-func usageLimitOf(r *store.Record, now time.Time) (usagelimit.Limit, bool) {
+// a usage limit that names its reset, and keeps what its lines said of its
+// account's windows.
+func (e *Engine) usageLimitOf(r *store.Record, now time.Time) (usagelimit.Limit, bool) {
 	if !store.Structured(r.Profile) || r.LogPath == "" {
 		return usagelimit.Limit{}, false
 	}
@@ -58,6 +60,9 @@ func usageLimitOf(r *store.Record, now time.Time) (usagelimit.Limit, bool) {
 		} else {
 			rd.Claude(line, now)
 		}
+	}
+	if ws := rd.Windows(); len(ws) > 0 {
+		e.usage.accounts.Observe(usageAccount(r), ws...)
 	}
 	l, ok := rd.Limit()
 	if !ok || l.ResetsAt.IsZero() {
@@ -165,4 +170,21 @@ func (e *Engine) rewaitUsage(p *project) {
 		}
 		a.mu.Unlock()
 	}
+}
+
+// AccountUsage is what is known of one account's windows.
+type AccountUsage struct {
+	Account string              `json:"account"` // "claude:" or "codex:" and its configuration folder ("" : the default)
+	Windows []usagelimit.Window `json:"windows"`
+}
+
+// Usage is every account's windows as the runs that ended last said them
+// (a window whose reset has passed reads fresh), for the header.
+func (e *Engine) Usage() []AccountUsage {
+	now := e.clock.Now()
+	var out []AccountUsage
+	for _, acct := range e.usage.accounts.Names() {
+		out = append(out, AccountUsage{Account: acct, Windows: e.usage.accounts.Windows(acct, now)})
+	}
+	return out
 }

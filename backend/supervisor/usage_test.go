@@ -85,3 +85,26 @@ func TestUsageLimitNoLoop(t *testing.T) {
 		t.Fatalf("%d runs, want 2", n)
 	}
 }
+
+// What a run says of its account's windows is kept for the header; a
+// window whose reset has passed reads fresh.
+func TestUsageWindowsKept(t *testing.T) {
+	h := newClaudeHarness(t)
+	if len(h.e.Usage()) != 0 {
+		t.Fatal("windows known before any run")
+	}
+	h.claude("w", "usage-warning", "")
+	h.waitStatus("w", lifecycle.Completed, 10*time.Second)
+	u := h.e.Usage()
+	if len(u) != 1 || u[0].Account != "claude:" || len(u[0].Windows) == 0 {
+		t.Fatalf("usage %+v", u)
+	}
+	w := u[0].Windows[0]
+	if w.Name != "five_hour" || w.Utilization != 0.91 || w.Status != "allowed_warning" || w.ResetsAt.IsZero() {
+		t.Fatalf("window %+v", w)
+	}
+	h.clk.Advance(w.ResetsAt.Sub(h.clk.Now()) + time.Second)
+	if w := h.e.Usage()[0].Windows[0]; w.Utilization != 0 || w.Status != "allowed" {
+		t.Fatalf("after its reset: %+v", w)
+	}
+}

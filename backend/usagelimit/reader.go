@@ -148,6 +148,18 @@ func (a *Accounts) Observe(account string, ws ...Window) {
 	}
 }
 
+// Names are the accounts with known windows, sorted.
+func (a *Accounts) Names() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := make([]string, 0, len(a.m))
+	for k := range a.m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
 // Windows are account's known windows at now, by name: a window whose
 // reset has passed is fresh again (allowed, nothing used, reset unknown).
 func (a *Accounts) Windows(account string, now time.Time) []Window {
