@@ -263,7 +263,9 @@ var ListWebhooks = webhooksOp(&Op[NoInput, Reply[[]webhook.View]]{
 var AddWebhook = webhooksOp(&Op[AddWebhookIn, Reply[webhook.View]]{
 	ID: "addWebhook", Method: http.MethodPost, Path: "/v1/webhooks", Access: UserOnly,
 	Summary: "Add a webhook channel (a URL and a format: json, ntfy, slack; the kinds it carries, default what enters Needs you)",
-}, func(w Webhooks, _ context.Context, in *AddWebhookIn) (webhook.View, error) { return w.AddWebhook(in.Body) })
+}, func(w Webhooks, _ context.Context, in *AddWebhookIn) (webhook.View, error) {
+	return w.AddWebhook(in.Body)
+})
 
 var RemoveWebhook = webhooksOp(&Op[WebhookIn, Reply[[]webhook.View]]{
 	ID: "removeWebhook", Method: http.MethodDelete, Path: "/v1/webhooks/{id}", Access: UserOnly,

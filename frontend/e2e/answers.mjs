@@ -94,3 +94,28 @@ export function answersTests() {
     assert.ok(last.resume, 'the reply resumed a session')
   })
 }
+
+export function usageTests() {
+  test('answers: the header shows the account’s window; a run refused by its usage limit waits, calm', async () => {
+    const project = await showNewProject('usage-limits')
+    await api('POST', `/v1/projects/${project.id}/agents`, {
+      id: 'warned', command: 'claude', args: [...STREAM, 'go'], profile: 'claude-stream-json', graceSec: 1,
+      env: {FAKE_CLAUDE_MODE: 'usage-warning'},
+    })
+    const resets = Math.floor(Date.now() / 1000) + 2 * 3600
+    await api('POST', `/v1/projects/${project.id}/agents`, {
+      id: 'limited', command: 'claude', args: [...STREAM, 'go'], profile: 'claude-stream-json', graceSec: 1,
+      resumeArgs: [...STREAM, '--resume', '{sessionId}', '--', 'continue'],
+      env: {FAKE_CLAUDE_MODE: 'usage-limit', FAKE_CLAUDE_RESETS_AT: String(resets)},
+    })
+    await row('limited').waitFor()
+    await api('POST', `/v1/projects/${project.id}/agents/warned/start`)
+    await waitStatus('warned', 'completed')
+    await page.locator('[data-usage-windows]', {hasText: /5-hour: 91 % · resets \d\d:\d\d/}).waitFor()
+    await api('POST', `/v1/projects/${project.id}/agents/limited/start`)
+    await waitStatus('limited', 'paused')
+    await row('limited').getByText(/usage limit until \d\d:\d\d \(5-hour\)/).first().waitFor()
+    assert.equal(await page.locator('tbody[data-group="attention"] tr[data-agent="limited"]').count(), 0, 'a usage limit is not in Needs you')
+    await shots('answers-usage')
+  })
+}

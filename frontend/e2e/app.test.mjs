@@ -29,7 +29,7 @@ import {usageTests} from './usage.mjs'
 import {budgetTests} from './budget.mjs'
 import {worktreeTests} from './worktree.mjs'
 import {attentionTests} from './attention.mjs'
-import {answersTests} from './answers.mjs'
+import {answersTests, usageTests as usageLimitTests} from './answers.mjs'
 import {newcomerTests} from './newcomer.mjs'
 import {keyboardTests} from './keyboard.mjs'
 
@@ -310,6 +310,7 @@ worktreeTests()
 attentionTests()
 
 answersTests()
+usageLimitTests()
 
 newcomerTests()
 

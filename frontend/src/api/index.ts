@@ -109,6 +109,8 @@ export const api = {
       throw err
     }),
   },
+  /** The subscription windows of the agents' accounts, as their last runs said (the header's "5-hour: 82 %"). */
+  usage: async () => list(await call('getUsage')),
   agents: {
     list: async (projectId: string) => list(await call('listAgents', {project: projectId})),
     get: (projectId: string, id: string) => call('getAgent', {project: projectId, agent: id}),

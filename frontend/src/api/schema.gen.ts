@@ -676,6 +676,75 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The subscription windows of the accounts the agents use (5-hour, weekly), as their last runs said: status, utilization, reset */
+        get: operations["getUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The webhook channels notifications go to (URLs and headers masked), with how sending to each goes */
+        get: operations["listWebhooks"];
+        put?: never;
+        /** Add a webhook channel (a URL and a format: json, ntfy, slack; the kinds it carries, default what enters Needs you) */
+        post: operations["addWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a test notification to a webhook channel (or every one) now, and say how each went */
+        post: operations["testWebhooks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a webhook channel */
+        delete: operations["removeWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/whoami": {
         parameters: {
             query?: never;
@@ -697,6 +766,10 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AccountUsage: {
+            account: string;
+            windows: components["schemas"]["Window"][] | null;
+        };
         Activity: {
             needsYou?: boolean;
             /** Format: date-time */
@@ -821,6 +894,17 @@ export interface components {
              * @description with raise: the new limit (dollars, or turns for a turns limit)
              */
             limit?: number;
+        };
+        Channel: {
+            disabled?: boolean;
+            format: string;
+            headers?: {
+                [key: string]: string;
+            };
+            id: string;
+            kinds?: string[] | null;
+            name: string;
+            url: string;
         };
         CorruptRecord: {
             agentId: string;
@@ -1164,6 +1248,8 @@ export interface components {
             timeoutSec: number;
             totals?: components["schemas"]["RunFigures"];
             treeTotals?: components["schemas"]["RunFigures"];
+            /** Format: date-time */
+            usageLimitUntil?: string;
             workspace?: components["schemas"]["Workspace"];
         };
         Removed: {
@@ -1319,6 +1405,19 @@ export interface components {
             at: string;
             projectId: string;
         };
+        Status: {
+            /** Format: int64 */
+            dropped?: number;
+            failing: boolean;
+            lastError?: string;
+            /** Format: date-time */
+            lastErrorAt?: string;
+            /** Format: date-time */
+            lastSentAt?: string;
+            retrying?: boolean;
+            /** Format: int64 */
+            sent: number;
+        };
         StopInput: {
             /**
              * Format: int64
@@ -1341,6 +1440,26 @@ export interface components {
             /** Format: int64 */
             total: number;
         };
+        TestWebhooksInput: {
+            /** @description the channel to test (default: every channel) */
+            id?: string;
+        };
+        View: {
+            disabled?: boolean;
+            format: string;
+            headers?: string[] | null;
+            id: string;
+            kinds: string[] | null;
+            name: string;
+            status: components["schemas"]["Status"];
+            url: string;
+        };
+        WebhookTest: {
+            error?: string;
+            id: string;
+            name: string;
+            ok: boolean;
+        };
         WhileClosed: {
             /** Format: date-time */
             at: string;
@@ -1350,6 +1469,14 @@ export interface components {
             agentId?: string;
             projectId?: string;
             user: boolean;
+        };
+        Window: {
+            name: string;
+            /** Format: date-time */
+            resetsAt: string;
+            status?: string;
+            /** Format: double */
+            utilization: number;
         };
         Workspace: {
             /** Format: int64 */
@@ -3160,6 +3287,162 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ProjectView"];
+                };
+            };
+            /** @description an error: its kind and what was wrong */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getUsage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountUsage"][] | null;
+                };
+            };
+            /** @description an error: its kind and what was wrong */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["View"][] | null;
+                };
+            };
+            /** @description an error: its kind and what was wrong */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    addWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Channel"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["View"];
+                };
+            };
+            /** @description an error: its kind and what was wrong */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    testWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["TestWebhooksInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookTest"][] | null;
+                };
+            };
+            /** @description an error: its kind and what was wrong */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    removeWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the channel's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["View"][] | null;
                 };
             };
             /** @description an error: its kind and what was wrong */

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 import type {Agent, Asked} from '../api'
-import {askedFor, asking, canReply, missingAnswer, policyText, ruleProblem, suggestedRule, toggleChoice} from './answers'
+import {askedFor, asking, canReply, windowText, missingAnswer, policyText, ruleProblem, suggestedRule, toggleChoice} from './answers'
 
 const waiting = (what: string) => ({
   id: 'a', projectId: 'p', status: 'running',
@@ -65,5 +65,19 @@ describe('canReply', () => {
     expect(canReply(ag({status: 'queued'}))).toMatch(/queued/)
     expect(canReply(ag({status: 'paused'}))).toMatch(/paused/)
     expect(canReply(ag({sessionId: ''}))).toMatch(/No session/)
+  })
+})
+
+describe('windowText', () => {
+  const now = Date.parse('2026-11-26T12:00:00')
+  it('says use and reset', () => {
+    expect(windowText({name: 'five_hour', utilization: 0.82, resetsAt: new Date('2026-11-26T14:00:00').toISOString()}, now))
+      .toBe('5-hour: 82 % · resets 14:00')
+    expect(windowText({name: 'seven_day', status: 'rejected', utilization: -1, resetsAt: new Date('2026-11-28T08:45:00').toISOString()}, now))
+      .toMatch(/^weekly: used up · resets .*08:45$/)
+  })
+  it('says nothing of a fresh or unknown window', () => {
+    expect(windowText({name: 'five_hour', utilization: 0, resetsAt: '0001-01-01T00:00:00Z'}, now)).toBe('')
+    expect(windowText({name: 'five_hour', utilization: -1, resetsAt: '0001-01-01T00:00:00Z'}, now)).toBe('')
   })
 })

@@ -73,3 +73,32 @@ export function canReply(a: Agent): string {
   if (!a.sessionId && a.resumeArgs.some((x) => x.includes('{sessionId}'))) return 'No session to resume yet'
   return ''
 }
+
+/** A window of an account's subscription, as the engine reports it. */
+export interface UsageWindow {
+  name: string
+  status?: string
+  resetsAt: string
+  utilization: number
+}
+
+const WINDOW_LABELS: Record<string, string> = {
+  five_hour: '5-hour', seven_day: 'weekly', seven_day_opus: 'weekly Opus', seven_day_sonnet: 'weekly Sonnet',
+}
+
+/** "5-hour: 82 % · resets 14:00" — '' for a window with nothing to say (unknown use, no reset). */
+export function windowText(w: UsageWindow, now = Date.now()): string {
+  const label = WINDOW_LABELS[w.name] ?? w.name.replace(/_/g, ' ')
+  const parts: string[] = []
+  if (w.status === 'rejected') parts.push('used up')
+  else if (w.utilization >= 0) parts.push(`${Math.round(w.utilization * 100)} %`)
+  const t = Date.parse(w.resetsAt)
+  if (Number.isFinite(t) && t > now && t > 0) {
+    const d = new Date(t)
+    const sameDay = new Date(now).toDateString() === d.toDateString()
+    const hm = d.toLocaleTimeString([], {hour: '2-digit', minute: '2-digit', hour12: false})
+    parts.push(`resets ${sameDay ? hm : `${d.toLocaleDateString([], {month: 'short', day: 'numeric'})} ${hm}`}`)
+  }
+  if (parts.length === 0 || (parts.length === 1 && w.utilization === 0 && w.status !== 'rejected')) return ''
+  return `${label}: ${parts.join(' · ')}`
+}

@@ -1,4 +1,5 @@
 import {useCallback, useEffect, useMemo} from 'react'
+import {UsageWindows} from './UsageWindows'
 import {errorMessage, api, type Project} from '../../api'
 import {countGroups, filterAgents, GROUP_LABELS, GROUPS, groupAgents, stoppable} from '../../lib/groups'
 import {useQueryClient} from '@tanstack/react-query'
@@ -60,6 +61,7 @@ export function AgentsScreen({project}: {project: Project}) {
           <ProjectSummary project={project} agents={agents} attention={counts.attention} costs={shown.cost}/>
           <span className="muted path" title={project.path}>{project.path}</span>
         </div>
+        <UsageWindows ended={agents.reduce((m, a) => (a.stoppedAt && a.stoppedAt > m ? a.stoppedAt : m), '')}/>
         <Bell projectId={project.id}/>
         <button type="button" className="primary" onClick={() => open({kind: 'createAgent'})} title="Create an agent (Claude Code or any command)">New agent</button>
         {!project.paused && (
