@@ -5,11 +5,16 @@
 // rather than slowing the engine or the others. Events get increasing ids;
 // the last state events are kept so that a client that reconnects with the
 // id it saw last gets what it missed.
+//
+// An event costs one encoding of its payload, whoever listens: the bytes
+// are shared by every client and the replay ring, which is a fixed circle
+// that never moves what it holds; a client whose filter leaves an event out
+// costs a call of its filter.
 package eventbus
 
 import (
 	"encoding/json"
-	"fmt"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -28,6 +33,13 @@ type Emitter interface {
 	Emit(event string, data any)
 }
 
+// Scoped is a payload that says which project it belongs to: the value of
+// its JSON "projectId" ("" for the engine as a whole). A payload that is not
+// Scoped has its projectId read from its encoding.
+type Scoped interface {
+	EventProjectID() string
+}
+
 // Replayed says which events are kept for clients that reconnect: the
 // state of agents and projects (not log lines, not notifications).
 var Replayed = map[string]bool{"agent:state": true, "agent:removed": true, "project:synced": true}
@@ -36,12 +48,11 @@ var Replayed = map[string]bool{"agent:state": true, "agent:removed": true, "proj
 type Bus struct {
 	next   Emitter // also gets every event (the window in-process); may be nil
 	buffer int
-	keep   int
 
 	mu     sync.Mutex
 	seq    uint64
-	ring   []Event // the last keep replayed events, oldest first
-	subs   map[*Sub]struct{}
+	ring   ring
+	subs   []*Sub
 	closed bool
 }
 
@@ -60,8 +71,29 @@ func New(o Options) *Bus {
 	if o.Keep <= 0 {
 		o.Keep = 2048
 	}
-	return &Bus{next: o.Next, buffer: o.Buffer, keep: o.Keep, subs: map[*Sub]struct{}{}}
+	return &Bus{next: o.Next, buffer: o.Buffer, ring: ring{evs: make([]Event, o.Keep)}}
 }
+
+// ring holds the last len(evs) replayed events: a circle written in place,
+// the oldest overwritten.
+type ring struct {
+	evs   []Event
+	start int // the oldest
+	n     int
+}
+
+func (r *ring) add(ev Event) {
+	if r.n < len(r.evs) {
+		r.evs[(r.start+r.n)%len(r.evs)] = ev
+		r.n++
+		return
+	}
+	r.evs[r.start] = ev
+	r.start = (r.start + 1) % len(r.evs)
+}
+
+// at is the i-th kept event, oldest first.
+func (r *ring) at(i int) *Event { return &r.evs[(r.start+i)%len(r.evs)] }
 
 // Sub is one client's subscription.
 type Sub struct {
@@ -98,7 +130,15 @@ func (s *Sub) Close() {
 func (s *Sub) end(reason string) {
 	s.once.Do(func() {
 		s.reason = reason
-		delete(s.b.subs, s)
+		subs := s.b.subs
+		for i, o := range subs {
+			if o == s {
+				copy(subs[i:], subs[i+1:])
+				subs[len(subs)-1] = nil
+				s.b.subs = subs[:len(subs)-1]
+				break
+			}
+		}
 		close(s.done)
 	})
 }
@@ -116,16 +156,17 @@ func (b *Bus) Subscribe(after uint64, filter func(Event) bool) *Sub {
 		return s
 	}
 	if after > 0 && after < b.seq {
-		if len(b.ring) == 0 || b.ring[0].ID > after+1 {
+		r := &b.ring
+		if r.n == 0 || r.at(0).ID > after+1 {
 			s.c <- Event{Name: "reset", Data: json.RawMessage(`{"reason":"events were missed; fetch the state again"}`), Time: time.Now().UTC()}
 		}
-		for _, ev := range b.ring {
-			if ev.ID > after && (filter == nil || filter(ev)) && len(s.c) < cap(s.c)-1 {
-				s.c <- ev
+		for i := 0; i < r.n; i++ {
+			if ev := r.at(i); ev.ID > after && (filter == nil || filter(*ev)) && len(s.c) < cap(s.c)-1 {
+				s.c <- *ev
 			}
 		}
 	}
-	b.subs[s] = struct{}{}
+	b.subs = append(b.subs, s)
 	return s
 }
 
@@ -133,29 +174,30 @@ func (b *Bus) Subscribe(after uint64, filter func(Event) bool) *Sub {
 func (b *Bus) Emit(event string, data any) {
 	raw, err := json.Marshal(data)
 	if err != nil {
-		raw = json.RawMessage(fmt.Sprintf(`{"error":%q}`, err.Error()))
+		raw = append(append([]byte(`{"error":`), strconv.Quote(err.Error())...), '}')
 	}
-	var p struct {
-		ProjectID string `json:"projectId"`
+	project := ""
+	if sc, ok := data.(Scoped); ok {
+		project = sc.EventProjectID()
+	} else {
+		project = ProjectIDOf(raw)
 	}
-	_ = json.Unmarshal(raw, &p)
 	b.mu.Lock()
 	b.seq++
-	ev := Event{ID: b.seq, Name: event, Data: raw, Time: time.Now().UTC(), ProjectID: p.ProjectID}
+	ev := Event{ID: b.seq, Name: event, Data: raw, Time: time.Now().UTC(), ProjectID: project}
 	if Replayed[event] {
-		b.ring = append(b.ring, ev)
-		if len(b.ring) > b.keep {
-			b.ring = append(b.ring[:0:0], b.ring[len(b.ring)-b.keep:]...)
-		}
+		b.ring.add(ev)
 	}
-	for s := range b.subs {
+	for i := 0; i < len(b.subs); i++ {
+		s := b.subs[i]
 		if s.filter != nil && !s.filter(ev) {
 			continue
 		}
 		select {
 		case s.c <- ev:
 		default:
-			s.end(fmt.Sprintf("the client fell %d events behind", cap(s.c)))
+			s.end("the client fell " + strconv.Itoa(cap(s.c)) + " events behind")
+			i-- // s left the list: the next one is at i now
 		}
 	}
 	b.mu.Unlock()
@@ -183,7 +225,7 @@ func (b *Bus) Close() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.closed = true
-	for s := range b.subs {
-		s.end("the engine is closing")
+	for len(b.subs) > 0 {
+		b.subs[len(b.subs)-1].end("the engine is closing")
 	}
 }

@@ -31,6 +31,9 @@ import (
 // HelloTimeout bounds the wait for the shim to report the agent's pid.
 var HelloTimeout = 10 * time.Second
 
+// statusBuf is the buffer of a shim's status pipe.
+const statusBuf = 256
+
 // statusWait bounds the wait for a live shim to write an exit status it owes.
 const statusWait = 10 * time.Second
 
@@ -144,6 +147,9 @@ func (r *Runner) prepare(spec Spec) (*Pending, error) {
 	defer logf.Close()
 	opts := shim.Options{Path: spec.Path, Argv: spec.Argv, Dir: spec.Dir, Log: spec.Log, LogMax: spec.LogMax, LogKeep: spec.LogKeep,
 		ExitFile: spec.ExitFile, RunFile: spec.RunFile, Grace: spec.Grace, GoAhead: true, Sandbox: spec.Sandbox}
+	// The shim's own runtime settings go in its environment; the agent's
+	// is spec.Env all the same (the shim takes them out again).
+	spec.Env, opts.OwnEnv = shim.RuntimeEnv(spec.Env)
 	if spec.Sandbox != "" {
 		opts.Hide, opts.ReadOnly, opts.Limits = spec.Hide, spec.ReadOnly, spec.Limits
 		// Read here, on the host's network: the shim may start on the box's.
@@ -256,7 +262,10 @@ func (p *Pending) killStarted() {
 func (p *Pending) Go() (*Process, error) {
 	_, werr := p.goAhead.Write([]byte{1})
 	p.goAhead.Close()
-	rd := bufio.NewReader(p.status)
+	// The status pipe carries two short lines (a longer one is read whole
+	// all the same): a small buffer, kept for every running agent, rather
+	// than bufio's 4 KiB (4 MiB of the engine's memory at 1,000 agents).
+	rd := bufio.NewReaderSize(p.status, statusBuf)
 	h, err := readHello(p.status, rd)
 	if err == nil && werr != nil {
 		err = fmt.Errorf("shim did not take the go-ahead: %w", werr)

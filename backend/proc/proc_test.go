@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -234,5 +235,62 @@ sleep 300
 			t.Fatalf("the agent %d the shim started outlived the failed start", ri.PID)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// The shim runs with its runtime's settings (one P, shim.RuntimeEnv) from
+// its first instruction; the agent's environment is the spec's.
+func TestShimRuntimeEnvIsNotTheAgents(t *testing.T) {
+	r := &Runner{Shim: shimBin}
+	s := spec(t, `echo "GOMAXPROCS=${GOMAXPROCS-unset}"`)
+	var env []string
+	for _, kv := range s.Env {
+		if !strings.HasPrefix(kv, "GOMAXPROCS=") {
+			env = append(env, kv)
+		}
+	}
+	s.Env = env
+	pend, err := r.Prepare(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pend.ShimPID) + "/environ")
+	if err != nil {
+		pend.Abort()
+		t.Fatal(err)
+	}
+	if !strings.Contains("\x00"+string(b), "\x00GOMAXPROCS=1\x00") {
+		t.Errorf("the shim's environment has no GOMAXPROCS=1")
+	}
+	p, err := pend.Go()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	p.Reap(context.Background())
+	if b, _ := os.ReadFile(s.Log); string(b) != "GOMAXPROCS=unset\n" {
+		t.Fatalf("the agent's log: %q", b)
+	}
+}
+
+// A status line longer than the pipe's buffer (a box's error can name
+// many paths) is read whole.
+func TestLongStatusLineIsReadWhole(t *testing.T) {
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "wordy-shim")
+	why := strings.Repeat("the box could not be built ", 40)
+	script := "#!/bin/sh\nhead -c1 <&4 >/dev/null\nprintf '{\"error\":\"%s\"}\\n' '" + why + "' >&3\n"
+	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := &Runner{Shim: fake}
+	p, err := r.Prepare(spec(t, "unused"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Go(); err == nil || err.Error() != why || len(why) <= statusBuf {
+		t.Fatalf("Go: %v", err)
 	}
 }

@@ -60,6 +60,7 @@ func (s *spawner) start(shimPath string) error {
 	}
 	mine, theirs := os.NewFile(uintptr(fds[0]), "spawner"), os.NewFile(uintptr(fds[1]), "spawner")
 	cmd := exec.Command(shimPath, shim.SpawnerFlag)
+	cmd.Env, _ = shim.RuntimeEnv(os.Environ()) // nothing runs with the spawner's environment
 	cmd.ExtraFiles = []*os.File{theirs}
 	// Its own session (a terminal's Ctrl-C is not for it), and gone with
 	// the engine.

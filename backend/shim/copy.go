@@ -19,14 +19,21 @@ import (
 // counted, with a line saying so when it can write again.
 //
 // The copy is one goroutine and one buffer: a shim is paid for per agent.
+// The buffer is on the heap, made once: in the goroutine's frame it would
+// be zeroed when the goroutine starts, and its stack grown to hold it —
+// 64 KiB resident in every shim, whether its agent writes or not. From a
+// fresh span of the heap, a page of it is resident once a read has filled
+// it.
 
-// copyBuf is the copy's buffer (a pipe holds 64 KiB by default).
-const copyBuf = 32 << 10
+// copyBuf is the copy's buffer (a pipe holds 64 KiB by default; an agent's
+// lines are mostly far shorter).
+const copyBuf = 16 << 10
 
 // copier copies the agent's pipe into its log.
 type copier struct {
-	r *os.File
-	w *logrotate.Writer
+	r   *os.File
+	w   *logrotate.Writer
+	buf []byte
 
 	mu      sync.Mutex
 	waiters []chan struct{} // flushes asked for, not yet done
@@ -34,7 +41,7 @@ type copier struct {
 }
 
 func startCopy(r *os.File, w *logrotate.Writer) *copier {
-	c := &copier{r: r, w: w, done: make(chan struct{})}
+	c := &copier{r: r, w: w, buf: make([]byte, copyBuf), done: make(chan struct{})}
 	go c.loop()
 	return c
 }
@@ -49,7 +56,7 @@ func (c *copier) loop() {
 		c.mu.Unlock()
 		close(c.done)
 	}()
-	buf := make([]byte, copyBuf)
+	buf := c.buf
 	for {
 		n, err := c.r.Read(buf)
 		if n > 0 {

@@ -3,6 +3,7 @@ package shim
 import (
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -10,12 +11,15 @@ import (
 // The engine reads what a shim wrote — a status line, exit.json, run.json —
 // with these parsers; a shim that died mid-write or a file edited by hand
 // must be refused, never crash the engine. What is accepted holds the
-// documented invariants and survives being written (json.Marshal, as send
-// and writeJSON do) and read again unchanged. Seeds are in
-// testdata/fuzz/FuzzParse{Hello,Exit,Run}.
+// documented invariants and survives being written (as the shim writes it:
+// its appenders, which must give json.Marshal's very bytes) and read again
+// unchanged. Seeds are in testdata/fuzz/FuzzParse{Hello,Exit,Run}.
+
+// appender is how the shim writes a value.
+type appender interface{ append([]byte) []byte }
 
 // reparse checks that an accepted value, written as the shim writes it,
-// reads back as the same value.
+// is what json.Marshal writes and reads back as the same value.
 func reparse[T any](t *testing.T, in []byte, got T, parse func([]byte) (T, error)) {
 	t.Helper()
 	if !json.Valid(in) {
@@ -24,6 +28,18 @@ func reparse[T any](t *testing.T, in []byte, got T, parse func([]byte) (T, error
 	b, err := json.Marshal(got)
 	if err != nil {
 		t.Fatalf("accepted %+v, which cannot be written again: %v", got, err)
+	}
+	var ap appender
+	switch v := any(got).(type) {
+	case Hello:
+		ap = v
+	case *ExitStatus:
+		ap = *v
+	case *RunInfo:
+		ap = *v
+	}
+	if w := ap.append(nil); string(w) != string(b) {
+		t.Fatalf("the shim writes %+v as %s, json.Marshal as %s", got, w, b)
 	}
 	again, err := parse(append(b, '\n'))
 	if err != nil {
@@ -86,4 +102,27 @@ func FuzzParseRun(f *testing.F) {
 		}
 		reparse(t, b, ri, ParseRun)
 	})
+}
+
+// The shim's appenders write json.Marshal's very bytes, whatever the text
+// (quotes, control characters, HTML's, invalid UTF-8, U+2028) and the time.
+func TestAppendersWriteWhatJSONWrites(t *testing.T) {
+	texts := []string{"", "plain", `a "quoted" \ back`, "tab\tnl\ncr\rbs\bff\f\x00\x1f\x7f", "<script>&amp;</script>",
+		"bad \xff\xfe utf8 \xe2\x82", "line\u2028para\u2029", "é ünïcode ☃ 𝄞"}
+	zones := []*time.Location{time.UTC, time.FixedZone("x", -(3*3600 + 30*60)), time.Local}
+	code := 7
+	for i, s := range texts {
+		at := time.Date(2026, 11, 26, 12, 0, 0, i*123456789, zones[i%len(zones)])
+		for _, v := range []any{Hello{PID: i + 1}, Hello{Error: s}, Hello{PID: 3, Error: s},
+			ExitStatus{PID: 9, Signal: s, ExitedAt: at}, ExitStatus{PID: 9, ExitCode: &code, ExitedAt: at},
+			RunInfo{PID: 1, ShimPID: 2, StartedAt: at}} {
+			want, err := json.Marshal(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := v.(appender).append(nil); string(got) != string(want) {
+				t.Errorf("%+v: the shim writes %s, json.Marshal %s", v, got, want)
+			}
+		}
+	}
 }

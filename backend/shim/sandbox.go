@@ -18,7 +18,7 @@ const SandboxProbeFlag = "--sandbox-probe"
 func unsandboxed(o Options, null, out *os.File) (int, error) {
 	return syscall.ForkExec(o.Path, o.Argv, &syscall.ProcAttr{
 		Dir:   o.Dir,
-		Env:   os.Environ(),
+		Env:   agentEnv(os.Environ(), o.OwnEnv),
 		Files: []uintptr{null.Fd(), out.Fd(), out.Fd()},
 		Sys:   &syscall.SysProcAttr{Setpgid: true},
 	})

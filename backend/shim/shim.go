@@ -11,7 +11,6 @@
 package shim
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -48,6 +47,9 @@ type Options struct {
 	// write (sandbox.Protection: git dirs, agent CLI configuration).
 	ReadOnly []string
 	Limits   sandbox.Limits // a sandboxed agent's box's
+	// OwnEnv names variables of the shim's environment that are its own
+	// runtime's (RuntimeEnv), not the agent's: the agent starts without them.
+	OwnEnv []string
 }
 
 // prepared is an agent made ready to start: start waits for the go-ahead
@@ -79,6 +81,9 @@ func (o Options) Args() []string {
 	}
 	if o.GoAhead {
 		a = append(a, "--go-ahead")
+	}
+	for _, n := range o.OwnEnv {
+		a = append(a, "--own-env", n)
 	}
 	if o.Sandbox != "" {
 		a = append(a, "--sandbox", o.Sandbox)
@@ -141,6 +146,10 @@ func Main(args []string, status io.WriteCloser, goAhead func() io.ReadCloser) in
 	fs.StringVar(&o.RunFile, "run", "", "run info file")
 	fs.DurationVar(&o.Grace, "grace", 10*time.Second, "grace for leftovers")
 	fs.BoolVar(&o.GoAhead, "go-ahead", false, "wait for the go-ahead byte on descriptor 4")
+	fs.Func("own-env", "a variable of the shim's environment the agent does not get (repeatable)", func(v string) error {
+		o.OwnEnv = append(o.OwnEnv, v)
+		return nil
+	})
 	fs.StringVar(&o.Sandbox, "sandbox", "", "sandbox.json: run the agent sandboxed by its grants")
 	fs.Func("hide", "a folder a sandboxed agent must not see (repeatable)", func(v string) error {
 		o.Hide = append(o.Hide, v)
@@ -198,9 +207,9 @@ type nopCloser struct{ io.Writer }
 
 func (nopCloser) Close() error { return nil }
 
-func send(w io.Writer, v any) {
-	b, _ := json.Marshal(v)
-	_, _ = w.Write(append(b, '\n'))
+// send writes a status line (Hello or ExitStatus).
+func send(w io.Writer, v interface{ append([]byte) []byte }) {
+	_, _ = w.Write(append(v.append(make([]byte, 0, 128)), '\n'))
 }
 
 // finishCopy bounds the wait for the output pipe's end once the agent and
@@ -227,6 +236,11 @@ func run(o Options, status io.WriteCloser, waitGo func() bool) int {
 		send(status, Hello{Error: err.Error()})
 		return 127
 	}
+	// run.json's temporary file is made now, while the engine writes its
+	// record: making a file is the slow part of writing one, and the
+	// engine waits for the hello, which follows run.json.
+	runFile := prepareFile(o.RunFile)
+	defer runFile.discard()
 	// What can be made ready before the go-ahead is, first (a sandboxed
 	// agent's box is built meanwhile: its cost overlaps the engine's record
 	// write and the rest of the shim's setup). Nothing starts before that
@@ -237,9 +251,11 @@ func run(o Options, status io.WriteCloser, waitGo func() bool) int {
 	closeInheritedOnExec()
 	// Signals sent to the shim (its session was hung up, someone sent it
 	// TERM) are passed on to the agent's group rather than ending the shim,
-	// which must outlive the agent to record how it ended.
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	// which must outlive the agent to record how it ended. SIGCHLD says a
+	// child ended: the agent, or an orphan handed to the shim. Asked for
+	// before anything is started, so that no end is missed.
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGCHLD)
 	if o.Sandbox != "" {
 		absorbFatalSignals()
 	}
@@ -272,19 +288,12 @@ func run(o Options, status io.WriteCloser, waitGo func() bool) int {
 	}
 	out := startCopy(pr, logw)
 	started := time.Now()
-	if o.RunFile != "" {
-		_ = writeJSON(o.RunFile, RunInfo{PID: ag.hostPID, ShimPID: ag.shimPID, StartedAt: started})
-	}
+	runFile.write(RunInfo{PID: ag.hostPID, ShimPID: ag.shimPID, StartedAt: started}.append(nil))
 	send(status, Hello{PID: ag.hostPID})
 
-	go func() {
-		for s := range sigs {
-			_ = syscall.Kill(-pid, s.(syscall.Signal))
-		}
-	}()
-
-	st := waitFor(pid)
+	st := waitAgent(pid, sigs)
 	st.PID = ag.hostPID
+	go forward(sigs, pid)
 	if ag.drain != nil {
 		// A boxed agent's end is reported once nothing it left in the box
 		// lives: a stop means gone.
@@ -295,7 +304,7 @@ func run(o Options, status io.WriteCloser, waitGo func() bool) int {
 	out.flush()
 	send(status, st)
 	_ = status.Close()
-	_ = writeJSON(o.ExitFile, st)
+	_ = writeFile(o.ExitFile, st.append(nil))
 	if ag.drain == nil {
 		cleanup(pid, o.Grace)
 	}
@@ -303,36 +312,47 @@ func run(o Options, status io.WriteCloser, waitGo func() bool) int {
 	return 0
 }
 
-// closeInheritedOnExec keeps descriptors the shim inherited (from whatever
-// started the engine) from leaking into the agent, which gets only stdin,
-// stdout and stderr.
-func closeInheritedOnExec() {
-	ents, err := os.ReadDir("/dev/fd")
-	if err != nil {
-		return
-	}
-	for _, e := range ents {
-		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
-			syscall.CloseOnExec(fd)
+// waitAgent reaps the shim's children as they end (SIGCHLD) until the
+// agent itself has; orphans that the kernel hands to the shim (it is a
+// subreaper) are reaped on the way so they never linger as zombies. Other
+// signals are passed on to the agent's group. Nothing here holds a thread
+// while it waits.
+func waitAgent(pid int, sigs <-chan os.Signal) ExitStatus {
+	for {
+		if st, done := reapUntil(pid); done {
+			return st
+		}
+		if s := <-sigs; s != syscall.SIGCHLD {
+			_ = syscall.Kill(-pid, s.(syscall.Signal))
 		}
 	}
 }
 
-// waitFor reaps children until the agent itself ends; orphans that the
-// kernel hands to the shim (it is a subreaper) are reaped on the way so they
-// never linger as zombies.
-func waitFor(pid int) ExitStatus {
+// forward passes the signals the shim gets on to the agent's group once
+// the agent has ended (to what it left behind).
+func forward(sigs <-chan os.Signal, pid int) {
+	for s := range sigs {
+		if s != syscall.SIGCHLD {
+			_ = syscall.Kill(-pid, s.(syscall.Signal))
+		}
+	}
+}
+
+// reapUntil reaps every child that has ended, without waiting; done once
+// the agent was among them (its status), or the shim has no child left.
+func reapUntil(pid int) (ExitStatus, bool) {
 	for {
 		var ws syscall.WaitStatus
-		wpid, err := syscall.Wait4(-1, &ws, 0, nil)
-		if errors.Is(err, syscall.EINTR) {
+		wpid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
+		switch {
+		case errors.Is(err, syscall.EINTR):
 			continue
-		}
-		if err != nil {
+		case err != nil:
 			// ECHILD: the agent is not ours to wait for any more.
-			return ExitStatus{PID: pid, ExitedAt: time.Now()}
-		}
-		if wpid != pid {
+			return ExitStatus{PID: pid, ExitedAt: time.Now()}, true
+		case wpid == 0:
+			return ExitStatus{}, false
+		case wpid != pid:
 			continue
 		}
 		st := ExitStatus{PID: pid, ExitedAt: time.Now()}
@@ -346,7 +366,7 @@ func waitFor(pid int) ExitStatus {
 				st.Signal = "signal " + strconv.Itoa(int(ws.Signal()))
 			}
 		}
-		return st
+		return st, true
 	}
 }
 
@@ -401,26 +421,82 @@ func reapNoHang() {
 	}
 }
 
-// writeJSON writes v to path atomically: temp file, rename. There is no
-// fsync: the file must survive the engine's crash, which the page cache
-// does; after a power loss the boot id differs and the engine treats the run
-// as unknown anyway. Leaving it out keeps a hundred agents that end at once
-// from queueing a hundred journal commits in front of the engine's records.
-func writeJSON(path string, v any) error {
-	b, err := json.Marshal(v)
+// The shim's files (run.json, exit.json) are written atomically: a
+// temporary file, then a rename. There is no fsync: a file must survive the
+// engine's crash, which the page cache does; after a power loss the boot id
+// differs and the engine treats the run as unknown anyway. Leaving it out
+// keeps a hundred agents that end at once from queueing a hundred journal
+// commits in front of the engine's records.
+
+// pendingFile is a file's temporary file, made ahead of what it will hold.
+type pendingFile struct {
+	path string
+	tmp  *os.File // nil: made when written
+}
+
+// prepareFile makes path's temporary file now (path "": nothing is ever
+// written). If it cannot be made, write tries again.
+func prepareFile(path string) *pendingFile {
+	pf := &pendingFile{path: path}
+	if path != "" {
+		pf.tmp, _ = createTemp(path)
+	}
+	return pf
+}
+
+// write puts b (one JSON value; a newline is added) in place.
+func (pf *pendingFile) write(b []byte) {
+	if pf.path == "" {
+		return
+	}
+	tmp := pf.tmp
+	pf.tmp = nil
+	if tmp == nil {
+		var err error
+		if tmp, err = createTemp(pf.path); err != nil {
+			return
+		}
+	}
+	_ = replace(tmp, pf.path, b)
+}
+
+// discard removes a temporary file that was never written.
+func (pf *pendingFile) discard() {
+	if pf.tmp != nil {
+		pf.tmp.Close()
+		os.Remove(pf.tmp.Name())
+		pf.tmp = nil
+	}
+}
+
+// writeFile writes b (one JSON value; a newline is added) to path
+// atomically.
+func writeFile(path string, b []byte) error {
+	tmp, err := createTemp(path)
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
+	return replace(tmp, path, b)
+}
+
+// createTemp makes a temporary file next to path, 0600.
+func createTemp(path string) (*os.File, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
 	if err != nil {
-		return err
+		return nil, err
 	}
+	if err := f.Chmod(0o600); err != nil { // whatever the umask
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
+	}
+	return f, nil
+}
+
+// replace writes b and a newline to tmp and renames it over path.
+func replace(tmp *os.File, path string, b []byte) error {
 	defer os.Remove(tmp.Name())
 	if _, err := tmp.Write(append(b, '\n')); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o600); err != nil {
 		tmp.Close()
 		return err
 	}
@@ -428,4 +504,18 @@ func writeJSON(path string, v any) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// closeListedOnExec marks every descriptor from 3 up that /dev/fd lists
+// close-on-exec.
+func closeListedOnExec() {
+	ents, err := os.ReadDir("/dev/fd")
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
+			syscall.CloseOnExec(fd)
+		}
+	}
 }

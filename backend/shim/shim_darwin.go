@@ -8,3 +8,8 @@ func children() []int { return nil }
 
 // absorbFatalSignals: a macOS shim is not PID 1 of a box.
 func absorbFatalSignals() {}
+
+// closeInheritedOnExec keeps descriptors the shim inherited (from whatever
+// started the engine) from leaking into the agent, which gets only stdin,
+// stdout and stderr.
+func closeInheritedOnExec() { closeListedOnExec() }

@@ -191,3 +191,122 @@ func TestFullDiskNeverBlocksTheAgent(t *testing.T) {
 		t.Errorf("the agent's stdout is non-blocking (flags %s)", f[1])
 	}
 }
+
+// startShim starts the real shim for argv with a status pipe and returns
+// it with the pipe's reader, once the agent runs (its hello read).
+func startShim(t *testing.T, o Options) (*exec.Cmd, *bufio.Reader, Hello) {
+	t.Helper()
+	pr, pw, _ := os.Pipe()
+	cmd := exec.Command(bin, o.Args()...)
+	cmd.ExtraFiles = []*os.File{pw}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pw.Close()
+	t.Cleanup(func() { pr.Close() })
+	r := bufio.NewReader(pr)
+	line, _ := r.ReadBytes('\n')
+	h, err := ParseHello(line)
+	if err != nil || h.Error != "" {
+		t.Fatalf("hello %q: %v", line, err)
+	}
+	t.Cleanup(func() {
+		syscall.Kill(-h.PID, syscall.SIGKILL)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-done
+			t.Error("the shim did not end after its agent was killed")
+		}
+	})
+	return cmd, r, h
+}
+
+// What the agent leaves behind and ends while the agent runs is reaped by
+// the shim (its subreaper) as it ends, not when the agent does: it never
+// lingers as a zombie.
+func TestOrphansAreReapedWhileTheAgentRuns(t *testing.T) {
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "orphan")
+	o := Options{Path: "/bin/sh", Argv: []string{"sh", "-c", "(sleep 0.2 & echo $! > " + pidFile + ".tmp; mv " + pidFile + ".tmp " + pidFile + "); exec sleep 60"},
+		Dir: dir, Log: filepath.Join(dir, "agent.log"), ExitFile: filepath.Join(dir, "exit.json"), Grace: time.Second}
+	_, _, _ = startShim(t, o)
+	var orphan int
+	deadline := time.Now().Add(10 * time.Second)
+	for orphan == 0 && time.Now().Before(deadline) {
+		b, _ := os.ReadFile(pidFile)
+		orphan, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		time.Sleep(5 * time.Millisecond)
+	}
+	if orphan == 0 {
+		t.Fatal("the agent never said its orphan's pid")
+	}
+	// Gone from /proc means reaped: a zombie keeps its entry.
+	for {
+		if _, err := os.Stat("/proc/" + strconv.Itoa(orphan)); os.IsNotExist(err) {
+			return
+		}
+		if time.Now().After(deadline) {
+			b, _ := os.ReadFile("/proc/" + strconv.Itoa(orphan) + "/stat")
+			t.Fatalf("the orphan %d was not reaped while the agent runs: %s", orphan, b)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// A signal sent to the shim goes to the agent's group; the shim lives on to
+// report how the agent took it.
+func TestSignalsToTheShimReachTheAgent(t *testing.T) {
+	dir := t.TempDir()
+	ready := filepath.Join(dir, "ready")
+	o := Options{Path: "/bin/sh", Argv: []string{"sh", "-c", `trap 'echo got TERM; exit 3' TERM; touch ` + ready + `; while :; do sleep 0.05; done`},
+		Dir: dir, Log: filepath.Join(dir, "agent.log"), ExitFile: filepath.Join(dir, "exit.json"), Grace: time.Second}
+	cmd, r, _ := startShim(t, o)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if _, err := os.Stat(ready); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the agent never set its trap")
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	line, err := r.ReadBytes('\n')
+	if err != nil {
+		t.Fatalf("no exit line: %v", err)
+	}
+	st, err := ParseExit(line)
+	if err != nil || st.ExitCode == nil || *st.ExitCode != 3 {
+		t.Fatalf("exit %q %v", line, err)
+	}
+	if b, _ := os.ReadFile(o.Log); !strings.Contains(string(b), "got TERM") {
+		t.Fatalf("log %q", b)
+	}
+}
+
+// The shim's own runtime settings (RuntimeEnv) are not the agent's; a
+// value the agent was given is.
+func TestRuntimeEnvIsNotTheAgents(t *testing.T) {
+	for _, c := range []struct {
+		env  []string
+		want string
+	}{{nil, "unset"}, {[]string{"GOMAXPROCS=3"}, "3"}} {
+		dir := t.TempDir()
+		env, own := RuntimeEnv(append(os.Environ(), c.env...))
+		o := Options{Path: "/bin/sh", Argv: []string{"sh", "-c", `echo "${GOMAXPROCS-unset}"`}, Dir: dir, Log: filepath.Join(dir, "agent.log"),
+			ExitFile: filepath.Join(dir, "exit.json"), Grace: time.Second, OwnEnv: own}
+		cmd := exec.Command(bin, o.Args()...)
+		cmd.Env = env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		if b, _ := os.ReadFile(o.Log); strings.TrimSpace(string(b)) != c.want {
+			t.Errorf("with %v the agent sees GOMAXPROCS %q, want %q", c.env, b, c.want)
+		}
+	}
+}

@@ -45,7 +45,7 @@ func prepareAgent(o Options, null, out *os.File, waitGo func() bool) (prepared, 
 		return prepared{}, err
 	}
 	cfg, err := boxConfig(jail.Config{Grants: g, Hide: o.Hide, Sockets: o.Sockets, ReadOnly: o.ReadOnly,
-		ScanRepos: len(g.WriteDirs) > 0, Limits: o.Limits, Path: o.Path, Argv: o.Argv, Dir: o.Dir, Env: os.Environ()})
+		ScanRepos: len(g.WriteDirs) > 0, Limits: o.Limits, Path: o.Path, Argv: o.Argv, Dir: o.Dir, Env: agentEnv(os.Environ(), o.OwnEnv)})
 	if err != nil {
 		return prepared{}, err
 	}

@@ -247,6 +247,15 @@ type Activity struct {
 	Until    *time.Time `json:"until,omitempty"`
 }
 
+// EventProjectID is the project the record belongs to, for the event bus
+// (eventbus.Scoped): its JSON's projectId, known without reading the JSON.
+func (r *Record) EventProjectID() string {
+	if r == nil {
+		return ""
+	}
+	return r.ProjectID
+}
+
 // Clone returns a deep copy, so a caller can change it without touching the
 // registry's copy.
 func (r *Record) Clone() *Record {

@@ -165,12 +165,16 @@ func WriteJSON(path string, v any) error {
 }
 
 // WriteFile writes b to path atomically (temp file, fsync, rename) with
-// mode, creating its folder (0700) if needed.
+// mode, creating its folder (0700) if needed. The temp file is made in the
+// file's own folder: without that, renameio tries out the system's temp
+// folder on every write (two more files made, renamed and removed), which
+// was a quarter of a start's engine time.
 func WriteFile(path string, b []byte, mode os.FileMode) error {
-	if err := os.MkdirAll(filepath.Dir(path), dirMode); err != nil {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, dirMode); err != nil {
 		return err
 	}
-	return renameio.WriteFile(path, b, mode)
+	return renameio.WriteFile(path, b, mode, renameio.WithTempDir(dir))
 }
 
 // LoadProjects reads projects.json; a missing file is an empty list.

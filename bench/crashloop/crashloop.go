@@ -198,12 +198,18 @@ type loop struct {
 	project store.Project
 	tot     Totals
 
-	mu       sync.Mutex
-	created  map[string]bool // create acknowledged
-	removed  map[string]bool // remove acknowledged
-	unsure   map[string]bool // a create or remove whose answer was lost with the engine
-	nextID   int
-	exitSeen map[string]bool // exits while down already counted
+	mu      sync.Mutex
+	created map[string]bool // create acknowledged
+	removed map[string]bool // remove acknowledged
+	unsure  map[string]bool // a create or remove whose answer was lost with the engine
+	// signalled: a stop or pause whose answer was lost with the engine. A
+	// stop signals the agent's group first and writes its record after (so
+	// that it works on a full disk): an engine killed in between leaves an
+	// agent ended by SIGTERM (or SIGKILL after the grace) that the next
+	// engine finds ended while it was down.
+	signalled map[string]bool
+	nextID    int
+	exitSeen  map[string]bool // exits while down already counted
 }
 
 func (l *loop) intn(n int) int {
@@ -229,7 +235,7 @@ func Run(ctx context.Context, cfg Config) (Totals, error) {
 		cfg.Log = io.Discard
 	}
 	l := &loop{cfg: cfg, rnd: rand.New(rand.NewSource(cfg.Seed)), created: map[string]bool{}, removed: map[string]bool{},
-		unsure: map[string]bool{}, exitSeen: map[string]bool{}}
+		unsure: map[string]bool{}, signalled: map[string]bool{}, exitSeen: map[string]bool{}}
 	data := filepath.Join(cfg.Dir, "data")
 	l.env = append(os.Environ(), serveEnv+"=1", cli.ShimEnv+"="+cfg.Shim,
 		"XDG_DATA_HOME="+data, "XDG_STATE_HOME="+filepath.Join(cfg.Dir, "state"),
@@ -362,7 +368,11 @@ func (l *loop) op(ctx context.Context, c *api.Client) {
 		_, _ = c.Do(ctx, "POST", "/v1/projects/"+l.project.ID+"/unpause", nil)
 		return
 	case n < 12 && len(ids) > 0:
-		_, _ = c.Do(ctx, "POST", l.path(ids[l.intn(len(ids))])+"/pause", map[string]any{"now": true})
+		id := ids[l.intn(len(ids))]
+		l.signal(id, func() error {
+			_, err := c.Do(ctx, "POST", l.path(id)+"/pause", map[string]any{"now": true})
+			return err
+		})
 		return
 	case n < 17 && len(ids) > 0:
 		_, _ = c.Do(ctx, "POST", l.path(ids[l.intn(len(ids))])+"/unpause", nil)
@@ -377,7 +387,10 @@ func (l *loop) op(ctx context.Context, c *api.Client) {
 		_, _ = c.Do(ctx, "POST", l.path(id)+"/start", nil)
 	case n < 75:
 		id := ids[l.intn(len(ids))]
-		_, _ = c.Do(ctx, "POST", l.path(id)+"/stop", map[string]int{"graceSec": 1})
+		l.signal(id, func() error {
+			_, err := c.Do(ctx, "POST", l.path(id)+"/stop", map[string]int{"graceSec": 1})
+			return err
+		})
 	default:
 		id := ids[l.intn(len(ids))]
 		l.mu.Lock()
@@ -395,6 +408,24 @@ func (l *loop) op(ctx context.Context, c *api.Client) {
 		}
 		l.mu.Unlock()
 	}
+}
+
+// signal makes a call that signals agent id (a stop, a pause): one whose
+// answer is lost with the engine may have signalled it.
+func (l *loop) signal(id string, call func() error) {
+	err := call()
+	var ae *api.Error
+	if err != nil && !errors.As(err, &ae) {
+		l.mu.Lock()
+		l.signalled[id] = true
+		l.mu.Unlock()
+	}
+}
+
+func (l *loop) isSignalled(id string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.signalled[id]
 }
 
 func (l *loop) create(ctx context.Context, c *api.Client) {
@@ -546,6 +577,8 @@ func (l *loop) verify(ctx context.Context, eng *engine, round int) error {
 		}
 		code, sig := expected(kindOf(r.ID))
 		switch {
+		case l.isSignalled(r.ID) && (r.Signal == "SIGTERM" || r.Signal == "SIGKILL"):
+			// a stop or pause the lost engine had begun
 		case code != nil && (r.ExitCode == nil || *r.ExitCode != *code):
 			l.tot.WrongCodes++
 			problem("agent %s: exit code %v signal %q, want %d", r.ID, r.ExitCode, r.Signal, *code)
@@ -554,6 +587,9 @@ func (l *loop) verify(ctx context.Context, eng *engine, round int) error {
 			problem("agent %s: signal %q code %v, want %s", r.ID, r.Signal, r.ExitCode, sig)
 		}
 	}
+	l.mu.Lock()
+	clear(l.signalled) // this engine's calls: the next round's are its own
+	l.mu.Unlock()
 
 	// The cap: never more live agents than maxRunning, by their records and
 	// by their processes.

@@ -1,9 +1,11 @@
 // Command engine measures the engine with real processes and prints the
-// figures of the durable-engine issue: start of 100 agents, exit-detection
-// latency, idle cost with 100 agents running, the RSS of one shim, and
+// figures of the durable-engine issue: the create and start of 100 agents
+// (in this process, and through the API of a real engine, with supervisord
+// side by side when it is installed), exit-detection latency, idle cost
+// with 100 agents running, what their shims cost (RSS, PSS, threads), and
 // stop-all of 100 agents that ignore SIGTERM.
 //
-//	go run ./bench/engine [-n 100] [-idle 30s]
+//	go run ./bench/engine [-n 100] [-idle 30s] [-api=false] [-supervisord=false]
 package main
 
 import (
@@ -14,7 +16,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	shimpkg "shepherd/backend/shim"
+	"runtime/pprof"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -23,6 +26,8 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"shepherd/bench/internal/benchkit"
 
 	"shepherd/backend/lifecycle"
 	"shepherd/backend/procid"
@@ -64,15 +69,24 @@ func main() {
 	n := flag.Int("n", 100, "agents")
 	idle := flag.Duration("idle", 30*time.Second, "idle measurement")
 	settle := flag.Duration("settle", 12*time.Second, "wait before the idle measurement")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the in-process creates and starts here")
+	viaAPI := flag.Bool("api", true, "also create and start through the API of a real engine (shepherd-engine serve)")
+	withSupervisord := flag.Bool("supervisord", true, "also start as many programs under supervisord, when it is installed")
+	engineBin := flag.String("engine", "", "shepherd-engine for -api (default: build it)")
+	shimBin := flag.String("shim", "", "shepherd-shim (default: build it)")
 	flag.Parse()
 	tmp, err := os.MkdirTemp("", "shepherd-bench-")
 	check(err)
 	defer os.RemoveAll(tmp)
-	shim := filepath.Join(tmp, "shepherd-shim")
-	out, err := shimpkg.BuildCommand(shim, "-trimpath", "-ldflags=-s -w").CombinedOutput()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "build shim: %v\n%s", err, out)
-		os.Exit(1)
+	check(benchkit.Isolate(tmp))
+	eng, shim, err := benchkit.Build(tmp, *engineBin, *shimBin)
+	check(err)
+	fmt.Printf("Shepherd engine bench — %d agents, %s, %d CPUs\n\n", *n, runtime.Version(), runtime.NumCPU())
+	if *viaAPI {
+		apiStarts(*n, eng, shim, tmp)
+	}
+	if *withSupervisord {
+		supervisordStarts(*n, tmp)
 	}
 	w := &waiter{subs: map[string]chan *store.Record{}}
 	e, err := supervisor.New(supervisor.Config{DataDir: filepath.Join(tmp, "data"), ShimPath: shim, Emitter: w, Logger: zerolog.Nop()})
@@ -83,25 +97,45 @@ func main() {
 	p, _, err := e.AddProject(projDir, "bench")
 	check(err)
 	ctx := context.Background()
-	fmt.Printf("Shepherd engine bench — %d agents, %s, %d CPUs\n\n", *n, runtime.Version(), runtime.NumCPU())
 
 	// 1. Create and start n agents until all are running.
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		check(err)
+		check(pprof.StartCPUProfile(f))
+	}
 	t0 := time.Now()
 	ids := make([]string, *n)
+	var creates, starts []time.Duration
 	for i := range *n {
 		ids[i] = "long-" + strconv.Itoa(i)
+		t := time.Now()
 		_, err := e.CreateAgent(p.ID, supervisor.AgentSpec{ID: ids[i], Command: "sleep", Args: []string{"3600"}})
 		check(err)
+		creates = append(creates, time.Since(t))
+		t = time.Now()
 		_, err = e.StartAgent(ctx, p.ID, ids[i])
 		check(err)
+		starts = append(starts, time.Since(t))
 	}
-	fmt.Printf("create+start %d agents until all running: %s (%.1f ms per agent)\n",
-		*n, time.Since(t0).Round(time.Millisecond), float64(time.Since(t0).Microseconds())/1000/float64(*n))
+	total := time.Since(t0)
+	if *cpuprofile != "" {
+		pprof.StopCPUProfile()
+	}
+	fmt.Printf("in this process: create+start %d agents until all running: %s (%.1f ms per agent); create median %s, start median %s (max %s)\n",
+		*n, total.Round(time.Millisecond), float64(total.Microseconds())/1000/float64(*n),
+		median(creates).Round(10*time.Microsecond), median(starts).Round(10*time.Microsecond), slices.Max(starts).Round(10*time.Microsecond))
 
-	// 2. RSS of one shim.
-	r, err := e.GetAgent(p.ID, ids[0])
-	check(err)
-	fmt.Printf("RSS of one shim: %.2f MiB\n", float64(rssKiB(r.ShimPID))/1024)
+	// 2. What a shim costs: RSS, PSS and threads, averaged over every
+	// agent's, once they have settled.
+	time.Sleep(2 * time.Second)
+	var shims []int
+	for _, id := range ids {
+		r, err := e.GetAgent(p.ID, id)
+		check(err)
+		shims = append(shims, r.ShimPID)
+	}
+	fmt.Println(benchkit.ShimFigures(shims))
 
 	// 3. Idle cost with n agents running, once they have settled: for its
 	// first 10 s an agent's log is looked at every tick, then (quiet) every
@@ -198,6 +232,12 @@ func h(e *supervisor.Engine, p, id string) lifecycle.Status {
 	return r.Status
 }
 
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
 func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	check(syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
@@ -225,3 +265,44 @@ func check(err error) {
 		os.Exit(1)
 	}
 }
+
+// apiStarts creates and starts n agents through the API of a real engine,
+// a process of its own (what a client sees: the CLI, the window), and
+// prints the medians, the total and the engine's CPU for it.
+func apiStarts(n int, engineBin, shim, tmp string) {
+	console, err := os.Create(filepath.Join(tmp, "engine-console.log"))
+	check(err)
+	defer console.Close()
+	eng, err := benchkit.StartEngine(engineBin, shim, console)
+	check(err)
+	defer eng.Quit()
+	r := eng.Remote()
+	dir := filepath.Join(tmp, "api-project")
+	check(os.Mkdir(dir, 0o700))
+	p, _, err := r.AddProject(dir, "api")
+	check(err)
+	ctx := context.Background()
+	var creates, starts []time.Duration
+	cpu0 := benchkit.CPUNs(eng.Pid)
+	t0 := time.Now()
+	for i := range n {
+		id := "api-" + strconv.Itoa(i)
+		t := time.Now()
+		_, err := r.CreateAgent(p.ID, supervisor.AgentSpec{ID: id, Command: "sleep", Args: []string{"3600"}})
+		check(err)
+		creates = append(creates, time.Since(t))
+		t = time.Now()
+		_, err = r.StartAgent(ctx, p.ID, id)
+		check(err)
+		starts = append(starts, time.Since(t))
+	}
+	total := time.Since(t0)
+	cpu := time.Duration(benchkit.CPUNs(eng.Pid) - cpu0)
+	fmt.Printf("through the API (shepherd-engine serve): create+start %d agents until all running: %s; create median %s, start median %s (max %s); engine CPU %s\n",
+		n, total.Round(time.Millisecond), median(creates).Round(10*time.Microsecond), median(starts).Round(10*time.Microsecond),
+		slices.Max(starts).Round(10*time.Microsecond), cpu.Round(time.Millisecond))
+	_, err = r.StopAll(ctx, p.ID)
+	check(err)
+}
+
+func cpuOf(pid int) int64 { return benchkit.CPUNs(pid) }

@@ -48,3 +48,23 @@ func ProcKiB(pid int, file, key string) float64 {
 	}
 	return 0
 }
+
+// ShimFigures says what the shims of pids cost, each: RSS and PSS
+// (/proc/PID/smaps_rollup) and threads, averaged over those that run.
+func ShimFigures(pids []int) string {
+	n, rss, pss, th := 0, 0.0, 0.0, 0
+	for _, pid := range pids {
+		r, p := ProcKiB(pid, "smaps_rollup", "Rss:"), ProcKiB(pid, "smaps_rollup", "Pss:")
+		if r == 0 {
+			continue
+		}
+		n++
+		rss += r
+		pss += p
+		th += Threads(pid)
+	}
+	if n == 0 {
+		return "shims: none running"
+	}
+	return fmt.Sprintf("shims: %d, each RSS %.2f MiB, PSS %.2f MiB, %.1f threads (averages)", n, rss/float64(n)/1024, pss/float64(n)/1024, float64(th)/float64(n))
+}

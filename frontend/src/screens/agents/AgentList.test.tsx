@@ -213,6 +213,29 @@ describe('AgentList', () => {
   })
 })
 
+describe('AgentList focus', () => {
+  it('keeps the focus with a row whose Stop turned into a disabled Stopping… and which then moved to another group', () => {
+    const client = new QueryClient()
+    const list = (status: Agent['status']) => (
+      <QueryClientProvider client={client}>
+        <AgentList groups={groupAgents([agent({id: 'k', status, startedAt: at(60)}), agent({id: 'other', status: 'failed', exitCode: 2})],
+          {key: 'default', desc: false}, NOW)} selectedId={null} cursorId="k" onSelect={vi.fn()} now={NOW}/>
+      </QueryClientProvider>
+    )
+    const {rerender} = render(list('running'))
+    const stop = within(document.querySelector<HTMLElement>('tr[data-agent="k"]')!).getByRole('button', {name: 'Stop'})
+    stop.focus()
+    rerender(list('stopping'))
+    // The page drops the focus of a button that is disabled (jsdom does not: as a browser does it).
+    const stopping = within(document.querySelector<HTMLElement>('tr[data-agent="k"]')!).getByRole('button', {name: 'Stopping…'})
+    expect(stopping).toBeDisabled()
+    stopping.blur()
+    expect(document.activeElement).toBe(document.body)
+    rerender(list('stopped'))
+    expect(document.activeElement).toBe(document.querySelector('tr[data-agent="k"]'))
+  })
+})
+
 describe('columnsFor', () => {
   it('in a narrow window, Last run makes room for CPU and memory', () => {
     expect(columnsFor({cost: true, stats: true}, true)).toEqual(['agent', 'status', 'activity', 'runtime', 'runs', 'cost', 'cpu', 'mem', 'actions'])

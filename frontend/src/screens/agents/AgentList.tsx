@@ -93,9 +93,11 @@ export function AgentList({groups, selectedId, cursorId, onSelect, onCursor, sor
           } else if (row?.dataset.groupRow) setGroupEntry(row.dataset.groupRow as Group)
         }}
         onBlur={(e) => {
-          // Gone elsewhere (not lost with a row taken out of the page).
+          // Gone elsewhere (not lost with a row taken out of the page, or with a button that was just disabled:
+          // Stop turns into a disabled "Stopping…", and the page drops its focus).
           const to = e.relatedTarget as Node | null
-          if (!e.currentTarget.contains(to) && (to || (e.target as Node).isConnected)) inside.current = false
+          const lost = !to && (!(e.target as Node).isConnected || (e.target as HTMLButtonElement).disabled === true)
+          if (!e.currentTarget.contains(to) && !lost) inside.current = false
         }}>
         <colgroup>{columns.map((c) => <col key={c.id} className={`col-${c.id}`} style={colStyle(c.id)}/>)}</colgroup>
         <thead role="rowgroup">
