@@ -268,3 +268,28 @@ func TestSendMessage(t *testing.T) {
 	}
 	fails(t, 1, "the message is empty", "send", "ans", "cc", " ")
 }
+
+// A sandboxed Claude agent (with @network, to reach the permission tool)
+// asks; an always-rule that would widen its grants is refused, saying why,
+// and nothing is kept; allowing once stays the user's choice.
+func TestAnswersSandboxedRuleRefused(t *testing.T) {
+	p := isolate(t)
+	serve(t, p)
+	projectWithFolder(t, "ans")
+	a := newAsker(t, p, "ans", "boxed", "permission-tool", []map[string]any{bash("rm -rf /opt/elsewhere")},
+		map[string]any{"permissions": []string{"@network"}})
+	a.waitAttention("waiting: permission for Bash: rm -rf /opt/elsewhere")
+	out := ok(t, "questions", "ans", "boxed")
+	if strings.Contains(out, "Bash(rm") {
+		t.Fatalf("a widening rule was suggested:\n%s", out)
+	}
+	r := fails(t, 1, "for sandboxed agent 'boxed'", "allow", "ans", "boxed", "--always", "Bash(rm:*)")
+	if !strings.Contains(r.stderr, "rm") {
+		t.Fatalf("the refusal does not say why: %s", r)
+	}
+	if out := ok(t, "rules", "ans", "boxed"); !strings.Contains(out, "No rules of boxed.") {
+		t.Fatalf("rules after the refusal:\n%s", out)
+	}
+	ok(t, "deny", "ans", "boxed")
+	waitStatus(t, a.proj, "boxed", "completed")
+}
