@@ -184,6 +184,10 @@ test('the Claude Code preset with a prompt runs the fixture; runs are marked; a 
   assert.deepEqual(args.slice(args.indexOf('--model'), args.indexOf('--model') + 2), ['--model', 'fake-model'])
   const settings = JSON.parse(args[args.indexOf('--settings') + 1])
   assert.ok(settings.hooks.PermissionRequest[0].hooks[0].url.endsWith('/v1/hooks/claude'), 'Shepherd\'s hooks are installed')
+  // And its permission tool, spoken to with the run's own credential.
+  assert.equal(args[args.indexOf('--permission-prompt-tool') + 1], 'mcp__shepherd-answers__approve')
+  const mcp = JSON.parse(args[args.indexOf('--mcp-config') + 1]).mcpServers['shepherd-answers']
+  assert.ok(mcp.url.endsWith('/v1/mcp/permission') && mcp.headers.Authorization === 'Bearer ${SHEPHERD_AGENT_TOKEN}')
 
   // Resumed by hand: a second run, marked with its cause and the previous run's end.
   await page.locator('section.detail').getByRole('button', {name: 'Resume'}).click()

@@ -109,6 +109,14 @@ export const api = {
       throw err
     }),
   },
+  /** The engine's webhook channels (URLs masked): notifications away from the desk. */
+  webhooks: {
+    list: async () => list(await call('listWebhooks')),
+    add: (c: {name: string; url: string; format: 'json' | 'ntfy' | 'slack'}) => call('addWebhook', {}, {id: '', ...c}),
+    remove: async (id: string) => void await call('removeWebhook', {id}),
+    /** A test notification now; how each channel (id, or every one) went. */
+    test: async (id = '') => list(await call('testWebhooks', {}, id ? {id} : {})),
+  },
   /** The subscription windows of the agents' accounts, as their last runs said (the header's "5-hour: 82 %"). */
   usage: async () => list(await call('getUsage')),
   agents: {

@@ -8,7 +8,8 @@ import {PrefsDialog, SettingsDialog} from './SettingsDialog'
 
 vi.mock('../../api', async (orig) => ({
   ...(await orig<typeof import('../../api')>()),
-  api: {settings: {get: vi.fn(), put: vi.fn(), getPrefs: vi.fn(), putPrefs: vi.fn(), sandbox: vi.fn()}, projects: {list: vi.fn()}},
+  api: {settings: {get: vi.fn(), put: vi.fn(), getPrefs: vi.fn(), putPrefs: vi.fn(), sandbox: vi.fn()}, projects: {list: vi.fn()},
+    webhooks: {list: vi.fn(async () => [])}},
 }))
 
 // An older engine's answer: without the settings newer ones add.

@@ -8,6 +8,7 @@ import {useUI} from '../../state/ui'
 import {DailyBudgetField} from './DailyBudgetField'
 import {BoxLimitsFields} from './BoxLimitsFields'
 import {LogRotationFields} from './LogRotationFields'
+import {WebhooksSection} from './WebhooksSection'
 
 /** What of the sandbox this machine enforces, in a line (for every project). */
 function SandboxSupportLine() {
@@ -170,6 +171,7 @@ export function PrefsDialog() {
               <p className="muted hint">So agents are watched and resumed after a reboot without opening the window. Default: off.</p>
             </>
           )}
+          <WebhooksSection/>
           {error && <p className="field-error" role="alert">{error}</p>}
           <footer className="dialog-foot">
             <button type="button" onClick={close}>Cancel</button>
