@@ -96,7 +96,7 @@ export function answersTests() {
 }
 
 export function usageTests() {
-  test('answers: the header shows the account’s window; a run refused by its usage limit waits, calm', async () => {
+  test('answers: the toolbar shows the account’s window; a run refused by its usage limit waits, calm', async () => {
     const project = await showNewProject('usage-limits')
     await api('POST', `/v1/projects/${project.id}/agents`, {
       id: 'warned', command: 'claude', args: [...STREAM, 'go'], profile: 'claude-stream-json', graceSec: 1,

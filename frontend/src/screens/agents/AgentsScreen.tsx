@@ -61,7 +61,6 @@ export function AgentsScreen({project}: {project: Project}) {
           <ProjectSummary project={project} agents={agents} attention={counts.attention} costs={shown.cost}/>
           <span className="muted path" title={project.path}>{project.path}</span>
         </div>
-        <UsageWindows ended={agents.reduce((m, a) => (a.stoppedAt && a.stoppedAt > m ? a.stoppedAt : m), '')}/>
         <Bell projectId={project.id}/>
         <button type="button" className="primary" onClick={() => open({kind: 'createAgent'})} title="Create an agent (Claude Code or any command)">New agent</button>
         {!project.paused && (
@@ -93,6 +92,7 @@ export function AgentsScreen({project}: {project: Project}) {
               </button>
             ))}
           </span>
+          <UsageWindows ended={agents.reduce((m, a) => (a.stoppedAt && a.stoppedAt > m ? a.stoppedAt : m), '')}/>
           {/* Read out when the filter, a chip or a group changes what is listed, and when the sort changes. */}
           <span className="muted shown" role="status">
             {listed === agents.length ? `${agents.length} agent${agents.length === 1 ? '' : 's'}` : `${listed} of ${agents.length}`}
