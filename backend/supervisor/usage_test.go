@@ -108,3 +108,17 @@ func TestUsageWindowsKept(t *testing.T) {
 		t.Fatalf("after its reset: %+v", w)
 	}
 }
+
+// With the setting off, a refused run fails as it did.
+func TestUsageLimitWaitOff(t *testing.T) {
+	h := newClaudeHarness(t)
+	s, _ := h.e.GetSettings(h.project.ID)
+	s.UsageLimitWait = false
+	if _, err := h.e.PutSettings(h.project.ID, s); err != nil {
+		t.Fatal(err)
+	}
+	h.claudeLimited("a", "success", h.clk.Now().Add(time.Hour))
+	if r := h.waitStatus("a", lifecycle.Failed, 10*time.Second); r.UsageLimitUntil != nil {
+		t.Fatalf("waits with the setting off: %+v", r)
+	}
+}

@@ -1383,6 +1383,7 @@ export interface components {
             staleCheckIntervalSec: number;
             /** Format: int64 */
             staleThresholdSec: number;
+            usageLimitWait: boolean;
             /** Format: int64 */
             watchdogIntervalSec: number;
             worktreeSetup?: string;

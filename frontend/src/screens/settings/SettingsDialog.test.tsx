@@ -45,6 +45,16 @@ describe('SettingsDialog', () => {
     await vi.waitFor(() => expect(useUI.getState().dialog).toBeNull())
   })
 
+  it('turns the wait for a usage limit off, where the engine has it', async () => {
+    vi.mocked(api.settings.get).mockResolvedValue({...defaults, usageLimitWait: true})
+    wrap(<SettingsDialog/>)
+    const wait = await screen.findByLabelText(/usage limit waits for the reset and resumes/)
+    expect(wait).toBeChecked()
+    fireEvent.click(wait)
+    fireEvent.click(screen.getByRole('button', {name: 'Save'}))
+    await vi.waitFor(() => expect(api.settings.put).toHaveBeenCalledWith('p1', {...defaults, usageLimitWait: false}))
+  })
+
   it('keeps the app-wide preference in its own dialog', async () => {
     useUI.setState({dialog: {kind: 'prefs'}})
     wrap(<PrefsDialog/>)

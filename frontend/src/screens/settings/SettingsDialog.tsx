@@ -100,6 +100,13 @@ export function SettingsDialog() {
             <input type="checkbox" name="notifyCompletion" checked={s.notifyCompletion} onChange={(e) => setS({...s, notifyCompletion: e.target.checked})}/>
             Also notify when an agent completes <span className="muted">(default: off)</span>
           </label>
+          {s.usageLimitWait !== undefined && (
+            <label className="check">
+              <input type="checkbox" name="usageLimitWait" checked={s.usageLimitWait} onChange={(e) => setS({...s, usageLimitWait: e.target.checked})}/>
+              A Claude Code or Codex run stopped by its subscription’s usage limit waits for the reset and resumes, instead of
+              failing <span className="muted">(default: on)</span>
+            </label>
+          )}
           <label className="setting">
             <span className="setting-label">Worktree setup command</span>
             <span className="setting-input">
