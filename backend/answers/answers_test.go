@@ -84,14 +84,15 @@ func TestQueueInOrder(t *testing.T) {
 	if p, _ := q.Find(k, ""); p != p1 {
 		t.Fatal("the first is not found first")
 	}
-	ok, next := q.Settle(k, p1, Outcome{Answer: permtool.DenyAnswer("")})
+	ok, next := q.Settle(k, p1)
 	if !ok || next != p2 {
 		t.Fatalf("settle: %v %v", ok, next)
 	}
+	p1.Deliver(Outcome{Answer: permtool.DenyAnswer("")})
 	if o := <-p1.Done(); o.Answer.Behavior != permtool.Deny {
 		t.Fatalf("outcome %+v", o)
 	}
-	if ok, _ := q.Settle(k, p1, Outcome{}); ok {
+	if ok, _ := q.Settle(k, p1); ok {
 		t.Fatal("settled twice")
 	}
 	if ok, next := q.Abandon(k, p2); !ok || next != nil {

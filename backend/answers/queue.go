@@ -106,19 +106,21 @@ func (qu *Queue) Find(k Key, id string) (*Pending, bool) {
 	return nil, false
 }
 
-// Settle answers p with o, once: false if it was answered already (or
-// abandoned). It leaves the queue; next is the agent's question now first
-// (nil: none).
-func (qu *Queue) Settle(k Key, p *Pending, o Outcome) (ok bool, next *Pending) {
+// Settle takes p out of the queue to be answered, once: false if it was
+// answered already (or abandoned). next is the agent's question now first
+// (nil: none). The caller records the answer, then Delivers it.
+func (qu *Queue) Settle(k Key, p *Pending) (ok bool, next *Pending) {
 	qu.mu.Lock()
 	defer qu.mu.Unlock()
 	if p.settled {
 		return false, nil
 	}
 	p.settled = true
-	p.done <- o
 	return true, qu.remove(k, p)
 }
+
+// Deliver hands the outcome of a settled question to its caller.
+func (p *Pending) Deliver(o Outcome) { p.done <- o }
 
 // Abandon takes p out of the queue unanswered (its caller gave up); next
 // as for Settle. False if it was settled already.

@@ -278,10 +278,11 @@ func (e *Engine) EndQuestions() {
 // settleQuestion answers p, records it, and shows the agent's next
 // question or its wait ended; false if p was answered already.
 func (e *Engine) settleQuestion(k answers.Key, p *answers.Pending, o answers.Outcome) bool {
-	ok, next := e.answerQueue().Settle(k, p, o)
+	ok, next := e.answerQueue().Settle(k, p)
 	if !ok {
 		return false
 	}
+	defer p.Deliver(o) // once the answer is recorded and the next question shown
 	data := map[string]any{"question": p.Q.ID, "tool": p.Q.Tool, "summary": p.Q.Summary, "behavior": o.Answer.Behavior, "by": o.By}
 	reason := o.Answer.Behavior
 	if o.Answer.Behavior == permtool.Deny && o.Answer.Message != "" {
