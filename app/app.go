@@ -13,7 +13,7 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"shepherd/backend/api"
-	"shepherd/backend/cli"
+	"shepherd/backend/engine"
 	"shepherd/backend/logfollow"
 	"shepherd/backend/notify"
 )
@@ -51,9 +51,9 @@ type App struct {
 
 	mu         sync.Mutex // guards the fields below, set on start-up and read from other goroutines
 	ctx        context.Context
-	host       *cli.Host   // the embedded engine
-	local      *api.Client // its API, called in this process
-	remote     *api.Client // or the API of the engine this window is attached to
+	host       *engine.Host // the embedded engine
+	local      *api.Client  // its API, called in this process
+	remote     *api.Client  // or the API of the engine this window is attached to
 	remoteInfo api.EngineInfo
 	remotePID  int
 	stopRemote context.CancelFunc

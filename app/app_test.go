@@ -16,6 +16,7 @@ import (
 	wruntime "github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"shepherd/backend/supervisor"
+	"shepherd/internal/testutil"
 )
 
 func isolate(t *testing.T) string {
@@ -76,7 +77,7 @@ func TestStartupEmbedsOrAttaches(t *testing.T) {
 	if err := call(b, "startAgent", agentParams(p.ID, "x"), nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the attached window got the engine's events", func() bool { return brec.count("agent:state") >= 2 })
+	testutil.Eventually(t, "the attached window got the engine's events", func() bool { return brec.count("agent:state") >= 2 })
 	if err := call(a, "getAgent", agentParams(p.ID, "x"), nil, nil); err != nil {
 		t.Fatalf("the first window does not see the agent: %v", err)
 	}
@@ -94,7 +95,7 @@ func TestStartupEmbedsOrAttaches(t *testing.T) {
 	if _, err := os.Stat(engineFile); !os.IsNotExist(err) {
 		t.Fatalf("engine.json left after shutdown: %v", err)
 	}
-	eventually(t, "the attached window noticed", func() bool { s, _ := b.Engine(); return s.State == EngineLost })
+	testutil.Eventually(t, "the attached window noticed", func() bool { s, _ := b.Engine(); return s.State == EngineLost })
 	if err := call(b, "listProjects", nil, nil, nil); err == nil {
 		t.Fatal("a lost engine still answers")
 	}

@@ -9,6 +9,7 @@ import (
 
 	"shepherd/backend/store"
 	"shepherd/backend/supervisor"
+	"shepherd/internal/testutil"
 )
 
 // Closing the window hides it and the engine keeps supervising: an agent
@@ -45,12 +46,12 @@ func TestClosedWindowStillSupervises(t *testing.T) {
 	if err := call(a, "startAgent", agentParams(p.ID, "hung"), nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the hung agent resumed and completed", func() bool {
+	testutil.Eventually(t, "the hung agent resumed and completed", func() bool {
 		var r store.Record
 		err := call(a, "getAgent", agentParams(p.ID, "hung"), nil, &r)
 		return err == nil && r.Status == "completed" && r.AutoResumeCount == 1
 	})
-	eventually(t, "a notification", func() bool { return rec.count("notify") > 0 })
+	testutil.Eventually(t, "a notification", func() bool { return rec.count("notify") > 0 })
 	if b, _ := os.ReadFile(rf); len(b) == 0 {
 		t.Fatal("the fake Claude did not run")
 	}

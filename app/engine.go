@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"shepherd/backend/api"
-	"shepherd/backend/cli"
+	"shepherd/backend/engine"
 	"shepherd/backend/instance"
 	"shepherd/backend/notify"
 	"shepherd/backend/paths"
@@ -73,9 +73,9 @@ func (a *App) startEngine() {
 	if a.attach() == nil {
 		return
 	}
-	if bin := cli.DefaultEnginePath(); fileExists(bin) {
+	if bin := engine.DefaultEnginePath(); fileExists(bin) {
 		ctx, cancel := context.WithTimeout(context.Background(), engineStartTimeout)
-		_, err := cli.StartEngine(ctx, bin, paths.Default(), webViewEnvSet...)
+		_, err := engine.StartEngine(ctx, bin, paths.Default(), webViewEnvSet...)
 		cancel()
 		if err == nil {
 			if err = a.attach(); err == nil {
@@ -103,7 +103,7 @@ func fileExists(p string) bool {
 // app. If another engine already owns the data folder, the window becomes
 // its client instead.
 func (a *App) embedEngine() {
-	h, err := cli.Start(context.Background(), cli.ServeOptions{Emitter: emitter{a}, Notifier: notify.Func(a.notifyNative),
+	h, err := engine.Start(context.Background(), engine.Options{Version: a.version, Emitter: emitter{a}, Notifier: notify.Func(a.notifyNative),
 		OnQuit: a.quit})
 	if errors.Is(err, instance.ErrLocked) {
 		if rerr := a.attach(); rerr == nil {
@@ -115,7 +115,7 @@ func (a *App) embedEngine() {
 	a.mu.Lock()
 	a.host, a.engineErr = h, err
 	if h != nil {
-		a.local = api.NewInProcess(api.New(h.Engine, h.Info.Token, api.Options{Version: cli.Version, Bus: h.Bus}), h.Info.Token)
+		a.local = api.NewInProcess(api.New(h.Engine, h.Info.Token, api.Options{Version: a.version, Bus: h.Bus}), h.Info.Token)
 	}
 	a.mu.Unlock()
 	a.emit(EventEngineStatus, a.status())
@@ -171,7 +171,7 @@ func (a *App) followRemote(ctx context.Context, r *api.Client) {
 				if json.Unmarshal(ev.Data, &n) == nil {
 					a.notifyNative(n)
 				}
-			case cli.EventEngineQuit: // `shepherd quit`: the window goes with its engine
+			case engine.EventEngineQuit: // `shepherd quit`: the window goes with its engine
 				a.engineQuit.Store(true)
 				a.quit()
 				return nil

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"shepherd/backend/cli"
+	"shepherd/backend/engine"
+	"shepherd/internal/testutil"
 )
 
 // quitProbe is an App whose Wails calls and os.Exit are counted.
@@ -96,14 +98,14 @@ func TestSignalsQuit(t *testing.T) {
 			if err := syscall.Kill(os.Getpid(), sig); err != nil {
 				t.Fatal(err)
 			}
-			eventually(t, "the signal to quit the app", func() bool { return p.quits.Load() == 1 })
+			testutil.Eventually(t, "the signal to quit the app", func() bool { return p.quits.Load() == 1 })
 			if !p.a.quitting.Load() {
 				t.Fatal("the app is not marked as quitting: the close would be turned into a hide")
 			}
 			if err := syscall.Kill(os.Getpid(), sig); err != nil {
 				t.Fatal(err)
 			}
-			eventually(t, "a second signal to end the process", func() bool { return p.exited.Load() == 1 })
+			testutil.Eventually(t, "a second signal to end the process", func() bool { return p.exited.Load() == 1 })
 			if p.exitCode.Load() != 1 {
 				t.Fatalf("exit code %d after a second signal, want 1", p.exitCode.Load())
 			}
@@ -118,7 +120,7 @@ func TestQuitDeadline(t *testing.T) {
 	p.a.quitFn = func(context.Context) { p.quits.Add(1) }
 	start := time.Now()
 	p.a.Quit()
-	eventually(t, "the process to be ended", func() bool { return p.exited.Load() == 1 })
+	testutil.Eventually(t, "the process to be ended", func() bool { return p.exited.Load() == 1 })
 	if d := time.Since(start); d < quitDeadline {
 		t.Fatalf("ended after %v, before the deadline %v", d, quitDeadline)
 	}
@@ -158,7 +160,7 @@ var engineOnce struct {
 func TestWindowStartsEngineAndQuitsTogether(t *testing.T) {
 	isolate(t)
 	needShim(t)
-	t.Setenv(cli.EngineEnv, buildEngine(t))
+	t.Setenv(engine.EngineEnv, buildEngine(t))
 
 	p := newQuitProbe(t)
 	p.a.emitFn = (&emitted{}).emit
@@ -181,12 +183,12 @@ func TestWindowStartsEngineAndQuitsTogether(t *testing.T) {
 	q.a.quitFn = func(context.Context) { q.quits.Add(1) }
 	// Both windows hear the engine (a window whose stream is not yet open
 	// when the engine quits sees it go away instead).
-	eventually(t, "both windows following the engine's events", func() bool { return p.a.following.Load() && q.a.following.Load() })
+	testutil.Eventually(t, "both windows following the engine's events", func() bool { return p.a.following.Load() && q.a.following.Load() })
 	if code := cli.Main(context.Background(), []string{"quit"}, io.Discard, io.Discard); code != 0 {
 		t.Fatalf("shepherd quit: exit %d", code)
 	}
-	eventually(t, "both windows to quit with the engine", func() bool { return q.quits.Load() == 1 && p.quits.Load() == 1 })
-	eventually(t, "the engine to end", func() bool { return syscall.Kill(engine, 0) == syscall.ESRCH })
+	testutil.Eventually(t, "both windows to quit with the engine", func() bool { return q.quits.Load() == 1 && p.quits.Load() == 1 })
+	testutil.Eventually(t, "the engine to end", func() bool { return syscall.Kill(engine, 0) == syscall.ESRCH })
 
 	// A new window starts another engine; its Quit ends both.
 	r := newQuitProbe(t)
@@ -201,5 +203,5 @@ func TestWindowStartsEngineAndQuitsTogether(t *testing.T) {
 	if r.quits.Load() != 1 || !r.a.shuttingDown.Load() {
 		t.Fatal("the window did not quit")
 	}
-	eventually(t, "the engine to quit with the window", func() bool { return syscall.Kill(engine, 0) == syscall.ESRCH })
+	testutil.Eventually(t, "the engine to quit with the window", func() bool { return syscall.Kill(engine, 0) == syscall.ESRCH })
 }

@@ -3,9 +3,6 @@ package app
 import (
 	"context"
 	"errors"
-	"os/exec"
-	"path/filepath"
-	"strings"
 
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
@@ -15,8 +12,8 @@ import (
 )
 
 // What the window does itself, beside the engine's API (App.Call): the
-// native folder picker, what its PATH holds, its preferences, and following
-// the log of the agent it shows.
+// native folder picker, its preferences, and following the log of the agent
+// it shows.
 
 // ProjectService holds the project switcher's native picker.
 type ProjectService struct{ a *App }
@@ -33,19 +30,8 @@ func (s *ProjectService) PickFolder(title string) (string, error) {
 	return runtime.OpenDirectoryDialog(ctx, runtime.OpenDialogOptions{Title: title, CanCreateDirectories: true})
 }
 
-// AgentService holds what the agent form asks of this machine.
+// AgentService holds what the agent form asks beside the engine's API.
 type AgentService struct{ a *App }
-
-// LookPath tells where command would be found, as exec.LookPath does with
-// the app's PATH (the engine's); a command with a slash is taken relative to
-// cwd. The form uses it to warn about a missing command, not to refuse it:
-// the PATH may be set later.
-func (s *AgentService) LookPath(command, cwd string) (string, error) {
-	if strings.Contains(command, "/") && !filepath.IsAbs(command) && cwd != "" {
-		command = filepath.Join(cwd, command)
-	}
-	return exec.LookPath(command)
-}
 
 // WorktreeByDefault tells the agent form whether a preset agent of this
 // project runs in a worktree unless unticked: when the project is a git

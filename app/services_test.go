@@ -18,10 +18,10 @@ import (
 	"shepherd/backend/api"
 	"shepherd/backend/logfollow"
 	"shepherd/backend/notify"
-	"shepherd/backend/procid"
 	"shepherd/backend/shim"
 	"shepherd/backend/store"
 	"shepherd/backend/supervisor"
+	"shepherd/internal/testutil"
 )
 
 // shim builds the agent shim once, unless SHEPHERD_SHIM names one.
@@ -111,17 +111,6 @@ func startApp(t *testing.T) (*App, *emitted) {
 	return a, rec
 }
 
-func eventually(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // call is what the frontend does: an operation by its id, its parameters by
 // name and its body (as the frontend sends it: JSON text, "" for none); out
 // gets the answer.
@@ -201,7 +190,7 @@ func TestCallDrivesTheEngine(t *testing.T) {
 	if r.Env["API_TOKEN"] != "s3cret" {
 		t.Fatalf("the window gets secret values as they are (it masks them itself): %v", r.Env)
 	}
-	eventually(t, "both log lines pushed", func() bool {
+	testutil.Eventually(t, "both log lines pushed", func() bool {
 		l := rec.logLines()
 		return len(l) == 2 && l[0] == "first" && l[1] == "second"
 	})
@@ -301,7 +290,7 @@ func TestNotificationsReachTheDesktop(t *testing.T) {
 		t.Fatal(err)
 	}
 	fail("b")
-	eventually(t, "toast of b", func() bool { return rec.count(supervisor.EventNotify) == 2 })
+	testutil.Eventually(t, "toast of b", func() bool { return rec.count(supervisor.EventNotify) == 2 })
 	select {
 	case n := <-got:
 		t.Fatalf("shown on the desktop although the settings say no: %+v", n)
@@ -337,10 +326,7 @@ func TestStopAgentsOnQuit(t *testing.T) {
 				_ = syscall.Kill(-pid, syscall.SIGKILL)
 				// The shim writes exit.json after the kill: let it finish
 				// before the folders are removed.
-				deadline := time.Now().Add(3 * time.Second)
-				for procid.Alive(shim) && time.Now().Before(deadline) {
-					time.Sleep(5 * time.Millisecond)
-				}
+				testutil.WaitGone(shim)
 			})
 			OnShutdown(a)(context.Background())
 			alive := syscall.Kill(pid, 0) == nil
@@ -351,23 +337,27 @@ func TestStopAgentsOnQuit(t *testing.T) {
 	}
 }
 
-// LookPath finds a command on PATH, a relative path from the given folder,
-// and reports a missing one as an error.
+// The agent form asks the engine where a command is (lookupCommand): a
+// command on its PATH, a relative path from the given folder, and a missing
+// one as the engine's ValidationError.
 func TestLookPath(t *testing.T) {
 	dir := t.TempDir()
 	exe := filepath.Join(dir, "tool")
 	if err := os.WriteFile(exe, []byte("#!/bin/sh\n"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	s := &AgentService{}
-	if p, err := s.LookPath("sh", ""); err != nil || p == "" {
-		t.Fatalf("LookPath(sh) = %q, %v", p, err)
+	a, _ := startApp(t)
+	var got struct{ Path string }
+	if err := call(a, "lookupCommand", map[string]any{"command": "sh"}, nil, &got); err != nil || got.Path == "" {
+		t.Fatalf("lookupCommand(sh) = %q, %v", got.Path, err)
 	}
-	if p, err := s.LookPath("./tool", dir); err != nil || p != exe {
-		t.Fatalf("LookPath(./tool) = %q, %v; want %q", p, err, exe)
+	if err := call(a, "lookupCommand", map[string]any{"command": "./tool", "cwd": dir}, nil, &got); err != nil || got.Path != exe {
+		t.Fatalf("lookupCommand(./tool) = %q, %v; want %q", got.Path, err, exe)
 	}
-	if _, err := s.LookPath("no-such-command-shepherd", dir); err == nil {
-		t.Fatal("LookPath of a missing command succeeded")
+	err := call(a, "lookupCommand", map[string]any{"command": "no-such-command-shepherd", "cwd": dir}, nil, nil)
+	var ce *CallError
+	if !errors.As(err, &ce) || ce.Name != "ValidationError" || ce.Status != 400 {
+		t.Fatalf("lookupCommand of a missing command: %v", err)
 	}
 }
 
@@ -387,7 +377,7 @@ func TestProjectListCarriesCost(t *testing.T) {
 	if err := call(a, "startAgent", agentParams(p.ID, "paid"), nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the run's cost in the project list", func() bool {
+	testutil.Eventually(t, "the run's cost in the project list", func() bool {
 		var list []supervisor.ProjectView
 		err := call(a, "listProjects", nil, nil, &list)
 		return err == nil && len(list) == 1 && list[0].Totals != nil && list[0].Totals.CostUSD != nil &&
@@ -417,7 +407,7 @@ func TestProjectListCountsAttention(t *testing.T) {
 		}
 		return list[0].Attention
 	}
-	eventually(t, "the failure counted", func() bool { return count() == 1 })
+	testutil.Eventually(t, "the failure counted", func() bool { return count() == 1 })
 	if err := call(a, "ackAgent", agentParams(p.ID, "bad"), nil, nil); err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"shepherd/backend/logfollow"
 	"shepherd/backend/sandbox"
+	"shepherd/backend/supervisor"
 	"shepherd/backend/workspace"
 )
 
@@ -42,6 +43,7 @@ var schemaNames = map[reflect.Type]string{
 	reflect.TypeFor[apiError]():                "ErrorBody",
 	reflect.TypeFor[logfollow.Batch]():         "LogBatch",
 	reflect.TypeFor[sandbox.Support]():         "SandboxSupport",
+	reflect.TypeFor[supervisor.StatsBatch]():   "StatsBatch",
 	reflect.TypeFor[workspace.Status]():        "WorktreeStatus",
 	reflect.TypeFor[workspace.Line]():          "DiffLine",
 	reflect.TypeFor[workspace.Change]():        "WorktreeChange",

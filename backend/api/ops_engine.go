@@ -126,3 +126,38 @@ var GetOpenAPI = define(&Op[NoInput, Reply[json.RawMessage]]{
 	}
 	return &Reply[json.RawMessage]{b}, nil
 })
+
+// Commands is the engine's lookup of a command (*supervisor.Engine has it):
+// where a start would find it, with the engine's PATH — which a window
+// attached to the engine does not share. An engine without it answers
+// lookupCommand as if it did not exist.
+type Commands interface {
+	LookPath(command, cwd string) (string, error)
+}
+
+// LookupIn names the command to look up.
+type LookupIn struct {
+	Command string `query:"command" doc:"the command as an agent's spec gives it (a name on the PATH, or a path)"`
+	Cwd     string `query:"cwd" doc:"the folder a path with a slash is relative to (the agent's working folder)"`
+}
+
+// CommandPath is the answer of lookupCommand.
+type CommandPath struct {
+	Path string `json:"path"`
+}
+
+var LookupCommand = define(&Op[LookupIn, Reply[CommandPath]]{
+	ID: "lookupCommand", Method: http.MethodGet, Path: "/v1/commands/lookup", Access: UserOnly,
+	Summary: "Where a start would find a command, with the engine's PATH (400 ValidationError when it would not)",
+	Doc:     "The agent form warns about a command that is not found; it does not refuse it (the agent's own PATH may differ).",
+}, func(h *handler, ctx context.Context, in *LookupIn) (*Reply[CommandPath], error) {
+	c, ok := h.eng.(Commands)
+	if !ok {
+		return nil, noSuchEndpoint(ctx)
+	}
+	p, err := c.LookPath(in.Command, in.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	return &Reply[CommandPath]{CommandPath{Path: p}}, nil
+})

@@ -318,11 +318,7 @@ func TestEndToEnd(t *testing.T) {
 	ok(t, "create", "demo", "stubborn", "--grace", "1", "--", "sh", "-c", "trap '' TERM; echo ready; while :; do sleep 0.1; done")
 	ok(t, "start", "demo", "stubborn")
 	time.Sleep(200 * time.Millisecond) // let the trap be set
-	t0 := time.Now()
 	out = ok(t, "stop-all", "demo")
-	if el := time.Since(t0); el > 8*time.Second {
-		t.Errorf("stop-all took %v", el)
-	}
 	if !regexp.MustCompile(`(?m)^AGENT\s+STATUS\s+REASON\s+ERROR$`).MatchString(out) ||
 		!regexp.MustCompile(`(?m)^sleeper\s+stopped\s+stopped_by_user\s+-$`).MatchString(out) ||
 		!regexp.MustCompile(`(?m)^stubborn\s+stopped\s+stopped_by_user\s+-$`).MatchString(out) {

@@ -16,9 +16,9 @@ import (
 
 	"shepherd/backend/api"
 	"shepherd/backend/paths"
-	"shepherd/backend/procid"
 	"shepherd/backend/shim"
 	"shepherd/backend/store"
+	"shepherd/internal/testutil"
 )
 
 // shimPath is the real shim, built once for the tests that run a real engine.
@@ -84,14 +84,9 @@ func (s *syncBuf) String() string {
 // isolate gives the test its own XDG folders and the real shim.
 func isolate(t *testing.T) paths.Paths {
 	t.Helper()
-	root := t.TempDir()
-	t.Setenv("XDG_DATA_HOME", filepath.Join(root, "data"))
-	t.Setenv("XDG_STATE_HOME", filepath.Join(root, "state"))
-	t.Setenv("XDG_RUNTIME_DIR", filepath.Join(root, "run"))
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(root, "config"))
+	p := testutil.Isolate(t)
 	t.Setenv(ShimEnv, shimPath)
 	t.Setenv("COLUMNS", "") // tables fit 80 columns, whatever runs the tests
-	p := paths.Default()
 	t.Cleanup(func() { killLeftovers(t, p) })
 	return p
 }
@@ -102,16 +97,9 @@ func isolate(t *testing.T) paths.Paths {
 func killLeftovers(t *testing.T, p paths.Paths) {
 	files, _ := filepath.Glob(filepath.Join(p.Data, "projects", "*", "agents", "*", "record.json"))
 	var shims []int
-	defer func() {
-		// The shims write exit.json after the kill: let them finish before
-		// the test's folders are removed.
-		deadline := time.Now().Add(5 * time.Second)
-		for _, s := range shims {
-			for procid.Alive(s) && time.Now().Before(deadline) {
-				time.Sleep(5 * time.Millisecond)
-			}
-		}
-	}()
+	// The shims write exit.json after the kill: let them finish before the
+	// test's folders are removed.
+	defer func() { testutil.WaitGone(shims...) }()
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {

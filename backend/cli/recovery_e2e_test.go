@@ -5,10 +5,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"shepherd/backend/store"
 	"shepherd/backend/supervisor"
+	"shepherd/internal/testutil"
 )
 
 // Settings and resume through the CLI against a real engine.
@@ -43,34 +43,21 @@ func TestSettingsAndResume(t *testing.T) {
 	marker := filepath.Join(dir, "resumed-with")
 	ok(t, "create", "proj", "sess", "--profile", "claude-stream-json",
 		"--resume-args", `-c "echo resumed \"$0\" > `+marker+`" {sessionId}`, "--",
-		"sh", "-c", `echo '{"type":"system","subtype":"init","session_id":"abc-123"}'`)
+		"sh", "-c", `echo '{"type":"system","subtype":"init","session_id":"3f2a9c4e-8b1d-4e6f-a2c7-5d9e0f1b3a71"}'`)
 	fails(t, 1, "no session id is known yet", "resume", "proj", "sess")
 	ok(t, "start", "proj", "sess")
-	deadline := time.Now().Add(5 * time.Second)
 	var r store.Record
-	for {
+	testutil.Eventually(t, "the run to complete with its session id", func() bool {
 		okJSON(t, &r, "get", "proj", "sess")
-		if r.Status == "completed" && r.SessionID == "abc-123" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("agent: %s session %q", r.Status, r.SessionID)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return r.Status == "completed" && r.SessionID == "3f2a9c4e-8b1d-4e6f-a2c7-5d9e0f1b3a71"
+	})
 	if out := ok(t, "resume", "proj", "sess"); !strings.Contains(out, "Resumed sess") {
 		t.Fatalf("resume: %q", out)
 	}
-	for {
+	testutil.Eventually(t, "the resumed run to write its session id", func() bool {
 		b, _ := os.ReadFile(marker)
-		if string(b) == "resumed abc-123\n" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("resumed run wrote %q", b)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return string(b) == "resumed 3f2a9c4e-8b1d-4e6f-a2c7-5d9e0f1b3a71\n"
+	})
 	okJSON(t, &r, "get", "proj", "sess")
 	if r.ResumeCount != 1 || r.AutoResumeCount != 0 {
 		t.Fatalf("counts: resume %d auto %d", r.ResumeCount, r.AutoResumeCount)

@@ -17,6 +17,7 @@ import (
 
 	"shepherd/backend/store"
 	"shepherd/backend/workspace"
+	"shepherd/internal/testutil"
 )
 
 // The engine is no deputy of the box (SPEC, threat model): git run by the
@@ -185,7 +186,7 @@ func (g *gitArena) agent(t *testing.T, id string, perms []string, ops ...string)
 	ok(t, "start", "gitarena", id)
 	r := waitStatus(t, g.proj, id, "completed", "failed")
 	// The engine looks at the worktree when the run ends.
-	waitFor(t, id+"'s worktree looked at after its run", func() bool {
+	testutil.Eventually(t, id+"'s worktree looked at after its run", func() bool {
 		w := record(t, g.proj, id).Workspace
 		return w != nil && w.CheckedAt != nil && r.StoppedAt != nil && !w.CheckedAt.Before(*r.StoppedAt)
 	})

@@ -2,11 +2,8 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,7 +13,9 @@ import (
 	"golang.org/x/sys/unix"
 
 	"shepherd/backend/api"
+	"shepherd/backend/engine"
 	"shepherd/backend/instance"
+	"shepherd/internal/testutil"
 )
 
 // The window starts the engine detached: in a session of its own (so that
@@ -33,7 +32,7 @@ func TestStartEngineDetached(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	info, err := StartEngine(ctx, exe, p)
+	info, err := engine.StartEngine(ctx, exe, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +56,7 @@ func TestStartEngineDetached(t *testing.T) {
 	if sid, err := unix.Getsid(info.PID); err != nil || sid != info.PID {
 		t.Fatalf("the engine's session is %d (%v), want one of its own (%d)", sid, err, info.PID)
 	}
-	again, err := StartEngine(ctx, exe, p)
+	again, err := engine.StartEngine(ctx, exe, p)
 	if err != nil || again.PID != info.PID {
 		t.Fatalf("a second start: %+v %v; want the running engine (pid %d)", again, err, info.PID)
 	}
@@ -82,28 +81,12 @@ func TestStartEngineDetached(t *testing.T) {
 		}
 		return false
 	}
-	waitFor(t, "the event stream", func() bool { return seen("hello") })
+	testutil.Eventually(t, "the event stream", func() bool { return seen("hello") })
 	if out := ok(t, "quit"); !strings.Contains(out, "has quit") {
 		t.Fatalf("quit: %q", out)
 	}
-	waitFor(t, "engine:quit to reach the client", func() bool { return seen(EventEngineQuit) })
-	waitFor(t, "the engine to end", func() bool { return unix.Kill(info.PID, 0) == unix.ESRCH })
-}
-
-// An engine that cannot start says why, with what it wrote.
-func TestStartEngineFails(t *testing.T) {
-	p := isolate(t)
-	bin := filepath.Join(t.TempDir(), "shepherd-engine")
-	if err := os.WriteFile(bin, []byte("#!/bin/sh\necho cannot open the data folder >&2\nexit 3\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	_, err := StartEngine(ctx, bin, p)
-	if !errors.Is(err, ErrEngineDidNotStart) || !strings.Contains(err.Error(), "cannot open the data folder") ||
-		!strings.Contains(err.Error(), "exit status 3") {
-		t.Fatalf("err = %v", err)
-	}
+	testutil.Eventually(t, "engine:quit to reach the client", func() bool { return seen(EventEngineQuit) })
+	testutil.Eventually(t, "the engine to end", func() bool { return unix.Kill(info.PID, 0) == unix.ESRCH })
 }
 
 // The headless engine is built without cgo: neither Wails nor anything
@@ -125,18 +108,8 @@ func TestEngineBinaryHasNoWindow(t *testing.T) {
 	}
 }
 
-// The engine is started without the window's own variables, and with the rest.
-func TestEnvironWithout(t *testing.T) {
-	t.Setenv("SHEPHERD_TEST_WINDOW_ONLY", "1")
-	t.Setenv("SHEPHERD_TEST_KEPT", "a=b")
-	env := environWithout([]string{"SHEPHERD_TEST_WINDOW_ONLY"})
-	if slices.Contains(env, "SHEPHERD_TEST_WINDOW_ONLY=1") {
-		t.Error("SHEPHERD_TEST_WINDOW_ONLY passed on")
-	}
-	if !slices.Contains(env, "SHEPHERD_TEST_KEPT=a=b") {
-		t.Error("SHEPHERD_TEST_KEPT=a=b not passed on")
-	}
-	if len(env) != len(os.Environ())-1 {
-		t.Errorf("%d variables, want %d", len(env), len(os.Environ())-1)
-	}
+// serve listens on a Unix socket or on TCP, never both.
+func TestServeSocketWithListen(t *testing.T) {
+	isolate(t)
+	fails(t, 1, "not both", "serve", "--socket", "--listen", "127.0.0.1:0")
 }

@@ -13,6 +13,7 @@ import (
 	"shepherd/backend/api"
 	"shepherd/backend/procid"
 	"shepherd/backend/store"
+	"shepherd/internal/testutil"
 )
 
 // The engine's events reach a client of GET /v1/events as they happen, with
@@ -48,7 +49,7 @@ func TestEventStream(t *testing.T) {
 	fctx, fcancel := context.WithCancel(context.Background())
 	fdone := make(chan int)
 	go func() { fdone <- Main(fctx, []string{"events", "-f", proj.ID}, &out, &out) }()
-	waitFor(t, "events -f connected", func() bool { return strings.Contains(out.String(), "Following the engine's events") })
+	testutil.Eventually(t, "events -f connected", func() bool { return strings.Contains(out.String(), "Following the engine's events") })
 
 	ok(t, "start", proj.ID, "a")
 	started := time.Now() // the running state is pushed before the start answers
@@ -75,7 +76,7 @@ func TestEventStream(t *testing.T) {
 			t.Fatal("no agent:state running over the stream")
 		}
 	}
-	waitFor(t, "events -f printed the start", func() bool {
+	testutil.Eventually(t, "events -f printed the start", func() bool {
 		return strings.Contains(out.String(), "agent:state") && strings.Contains(out.String(), "/a  running")
 	})
 	fcancel()
@@ -153,16 +154,5 @@ func TestQuit(t *testing.T) {
 			t.Fatalf("stop-on-quit %v: agent alive after quit = %v", stop, alive)
 		}
 		fails(t, 1, "no engine running", "quit")
-	}
-}
-
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }

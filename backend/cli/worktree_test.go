@@ -4,35 +4,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"shepherd/internal/testutil"
 	"strings"
 	"testing"
 	"time"
 )
 
 func gitRepo(t *testing.T) string {
-	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
-	// The engine's git drops GIT_* variables: the user's identity is in
-	// their global config, in a home of the test's own.
-	home := t.TempDir()
-	os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[user]\n\tname = The User\n\temail = user@example.com\n"), 0o644)
-	for k, v := range map[string]string{"HOME": home, "GIT_CONFIG_NOSYSTEM": "1",
-		"GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "t@example.com"} {
-		t.Setenv(k, v)
-	}
-	dir := filepath.Join(t.TempDir(), "repo")
-	os.MkdirAll(dir, 0o755)
-	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("one\n"), 0o644)
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "initial"}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	return dir
+	return testutil.GitRepo(t, "repo", map[string]string{"a.txt": "one\n"})
 }
 
 func TestWorktreeCLI(t *testing.T) {

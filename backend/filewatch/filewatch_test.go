@@ -4,22 +4,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"shepherd/internal/testutil"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 )
-
-func eventually(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
 
 func newWatcher(t *testing.T, gap time.Duration) *Watcher {
 	t.Helper()
@@ -69,7 +59,7 @@ func TestWatchSeesEveryChange(t *testing.T) {
 		if err := s.do(); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, "a call when the file was "+s.name, func() bool { return calls.Load() > before })
+		testutil.Eventually(t, "a call when the file was "+s.name, func() bool { return calls.Load() > before })
 	}
 }
 
@@ -105,7 +95,7 @@ func TestCallsAreSpacedAndTheLastChangeIsSeen(t *testing.T) {
 		}
 	}
 	burst := time.Since(start)
-	eventually(t, "a call that sees the last write", func() bool {
+	testutil.Eventually(t, "a call that sees the last write", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		return seen == 2*writes
@@ -136,7 +126,7 @@ func TestFoldersAreWatchedOnce(t *testing.T) {
 		t.Fatalf("%d kernel watches for one folder", n)
 	}
 	os.WriteFile(filepath.Join(dir, "b"), []byte("x"), 0o644)
-	eventually(t, "b's call", func() bool { return b.Load() > 0 })
+	testutil.Eventually(t, "b's call", func() bool { return b.Load() > 0 })
 	if a.Load() != 0 {
 		t.Fatal("a's watch was called for b")
 	}

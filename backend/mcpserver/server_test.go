@@ -21,6 +21,7 @@ import (
 	"shepherd/backend/procid"
 	"shepherd/backend/shim"
 	"shepherd/backend/supervisor"
+	"shepherd/internal/testutil"
 )
 
 var shimPath string
@@ -76,12 +77,7 @@ func start(t testing.TB) *env {
 		h.Close()
 		// The shims write exit.json after the kill: let them finish before
 		// the test's folders are removed.
-		deadline := time.Now().Add(5 * time.Second)
-		for _, s := range shims {
-			for procid.Alive(s) && time.Now().Before(deadline) {
-				time.Sleep(5 * time.Millisecond)
-			}
-		}
+		testutil.WaitGone(shims...)
 	})
 	en.cs = en.connect(mcpserver.Config{Engine: en.remote, Cwd: en.cwd, Version: "test"})
 	return en

@@ -18,8 +18,10 @@ type Coalescer struct {
 	window time.Duration
 	out    func(Notification)
 
-	mu    sync.Mutex
-	slots map[string]*slot
+	mu      sync.Mutex
+	slots   map[string]*slot
+	stopped bool           // Stop was called: nothing more goes out
+	sending sync.WaitGroup // sends under way, which Stop waits for
 }
 
 type slot struct {
@@ -37,12 +39,16 @@ func NewCoalescer(clock clockwork.Clock, window time.Duration, out func(Notifica
 // window.
 func (c *Coalescer) Notify(n Notification) {
 	if n.AgentID == "" || c.window < 0 {
-		c.out(n)
+		c.send(n)
 		return
 	}
 	key := n.ProjectID + "/" + n.AgentID
 	now := c.clock.Now()
 	c.mu.Lock()
+	if c.stopped {
+		c.mu.Unlock()
+		return
+	}
 	s := c.slots[key]
 	if s == nil {
 		s = &slot{}
@@ -50,7 +56,9 @@ func (c *Coalescer) Notify(n Notification) {
 	}
 	if len(s.held) == 0 && (s.last.IsZero() || now.Sub(s.last) >= c.window) {
 		s.last = now
+		c.sending.Add(1)
 		c.mu.Unlock()
+		defer c.sending.Done()
 		c.out(n)
 		return
 	}
@@ -65,7 +73,7 @@ func (c *Coalescer) Notify(n Notification) {
 func (c *Coalescer) flush(key string) {
 	c.mu.Lock()
 	s := c.slots[key]
-	if s == nil || len(s.held) == 0 {
+	if c.stopped || s == nil || len(s.held) == 0 {
 		if s != nil {
 			s.timer = nil
 		}
@@ -74,8 +82,23 @@ func (c *Coalescer) flush(key string) {
 	}
 	held := s.held
 	s.held, s.timer, s.last = nil, nil, c.clock.Now()
+	c.sending.Add(1)
 	c.mu.Unlock()
+	defer c.sending.Done()
 	c.out(Summary(held, c.window))
+}
+
+// send sends n now, unless stopped.
+func (c *Coalescer) send(n Notification) {
+	c.mu.Lock()
+	if c.stopped {
+		c.mu.Unlock()
+		return
+	}
+	c.sending.Add(1)
+	c.mu.Unlock()
+	defer c.sending.Done()
+	c.out(n)
 }
 
 // Summary is one notification for several of one agent's: the worst level,
@@ -122,14 +145,19 @@ func rank(level string) int {
 	return 0
 }
 
-// Stop drops what is held and stops the timers (the engine is closing).
+// Stop drops what is held and stops the timers (the engine is closing): it
+// returns once a send under way has ended, and nothing goes out after —
+// neither a summary whose timer fired meanwhile nor a notification given
+// later.
 func (c *Coalescer) Stop() {
 	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.stopped = true
 	for _, s := range c.slots {
 		if s.timer != nil {
 			s.timer.Stop()
 		}
 		s.held, s.timer = nil, nil
 	}
+	c.mu.Unlock()
+	c.sending.Wait()
 }

@@ -75,3 +75,46 @@ func TestSummaryMixed(t *testing.T) {
 		t.Fatalf("%+v", n)
 	}
 }
+
+// Nothing goes out after Stop: not what was held, not a summary whose timer
+// fires, not a notification given later; and Stop returns only once a send
+// under way has ended.
+func TestNothingAfterStop(t *testing.T) {
+	clk := clockwork.NewFakeClock()
+	var mu sync.Mutex
+	var got []Notification
+	entered, proceed := make(chan struct{}), make(chan struct{})
+	c := NewCoalescer(clk, time.Minute, func(n Notification) {
+		if n.Title == "slow" {
+			close(entered)
+			<-proceed
+		}
+		mu.Lock()
+		got = append(got, n)
+		mu.Unlock()
+	})
+	count := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(got)
+	}
+	c.Notify(Notification{AgentID: "a", Title: "first"})
+	c.Notify(Notification{AgentID: "a", Title: "held"}) // held for the window's summary
+	go c.Notify(Notification{Title: "slow"})            // no agent: straight through
+	<-entered
+	stopped := make(chan int)
+	go func() {
+		c.Stop()
+		stopped <- count()
+	}()
+	close(proceed)
+	if n := <-stopped; n != 2 {
+		t.Fatalf("%d notifications out when Stop returned, want 2 (the first, and the one under way)", n)
+	}
+	clk.Advance(time.Hour) // the summary's timer, had it been left
+	c.Notify(Notification{AgentID: "b", Title: "late"})
+	c.Notify(Notification{Title: "late, no agent"})
+	if n := count(); n != 2 {
+		t.Fatalf("%d notifications out, want 2: something went out after Stop", n)
+	}
+}

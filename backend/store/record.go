@@ -85,8 +85,12 @@ type Record struct {
 	NextRestartAt       *time.Time `json:"nextRestartAt,omitempty"`
 	AutoResumeCount     int        `json:"autoResumeCount"`
 	ResumeCount         int        `json:"resumeCount"`
-	PausedAt            *time.Time `json:"pausedAt,omitempty"`
-	PauseNote           string     `json:"pauseNote,omitempty"`
+	// RunCount is how many runs the engine started: every start, resume,
+	// keep-alive restart and unpause that got a process (the Runs column).
+	// A record from before it was kept starts from what the record shows.
+	RunCount  int        `json:"runCount,omitempty"`
+	PausedAt  *time.Time `json:"pausedAt,omitempty"`
+	PauseNote string     `json:"pauseNote,omitempty"`
 	// PausedWithProject: paused by its project's pause (the project's
 	// unpause resumes it), not on its own.
 	PausedWithProject bool `json:"pausedWithProject,omitempty"`

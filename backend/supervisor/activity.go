@@ -97,10 +97,10 @@ func (e *Engine) pollRun(a *agent, rn *run) {
 	if unread {
 		e.scanLog(a, rn)
 	}
-	if grew || rn.retrying() {
+	if retry := rn.retrying(); grew || retry != nil {
 		a.mu.Lock()
 		if a.run == rn && !a.gone() {
-			e.followWaiting(a, rn, grew)
+			e.needs.FollowLog(a, &rn.wait, rn.logPath, retry, grew)
 		}
 		a.mu.Unlock()
 	}
@@ -109,12 +109,20 @@ func (e *Engine) pollRun(a *agent, rn *run) {
 		if a.run == rn && !a.gone() {
 			rn.notBusy()
 			if a.rec.Stale { // it came back to life
-				_ = e.update(a, func(r *store.Record) { r.Stale = false })
+				e.update(a, func(r *store.Record) { r.Stale = false }) // a failure is logged
 			}
 			e.showActivity(a, rn)
 		}
 		a.mu.Unlock()
 	}
+}
+
+// retrying is the api_retry line the run's log ends with, if it does: an
+// API call being retried.
+func (rn *run) retrying() *loganalysis.Retry {
+	rn.scanMu.Lock()
+	defer rn.scanMu.Unlock()
+	return rn.retry
 }
 
 // resultNow is the result line of the run read so far (nil if none).
@@ -145,17 +153,37 @@ func (e *Engine) scanLog(a *agent, rn *run) {
 	if a.run != rn || a.gone() {
 		return
 	}
-	if sid != "" && sid != a.rec.SessionID {
-		_ = e.update(a, func(r *store.Record) { r.SessionID = sid })
-		e.appendEvent(a.rec.ProjectID, store.Event{Time: e.clock.Now().UTC(), Event: "session", AgentID: a.rec.ID,
-			Data: map[string]any{"sessionId": sid}})
-	}
+	e.sawSession(a, sid, true)
 	if res != nil && a.rec.Status == lifecycle.Running {
 		e.sawResult(a, rn, res)
 	}
 	if res != nil && rn.resultTimer == nil && a.rec.Status == lifecycle.Running {
 		grace := secs(e.settingsOf(a.rec.ProjectID).ResultGraceSec)
 		rn.resultTimer = e.after(a.life, grace, func() { e.onResultGrace(a, rn) })
+	}
+}
+
+// sawSession keeps a session id read from a's log: at once (so resume works
+// even if the log is lost later; in memory when the disk is full), and only
+// one its CLI gives (loganalysis.CheckSessionID) — the log is the agent's to
+// write, and the id goes into its resume's command line. Any other is
+// refused, once, in the events and the log, and never kept. With event,
+// the new id is an event of its own. a.mu is held.
+func (e *Engine) sawSession(a *agent, sid string, event bool) {
+	if sid == "" || sid == a.rec.SessionID || sid == a.refusedSession {
+		return
+	}
+	if err := loganalysis.CheckSessionID(sid); err != nil {
+		a.refusedSession = sid
+		e.log.Warn().Str("project", a.rec.ProjectID).Str("agent", a.rec.ID).Err(err).Msg("session id refused")
+		e.appendEvent(a.rec.ProjectID, store.Event{Time: e.clock.Now().UTC(), Event: "session:refused", AgentID: a.rec.ID,
+			Reason: err.Error() + "; it is not kept, and not passed to a resume"})
+		return
+	}
+	e.updateNow(a, func(r *store.Record) { r.SessionID = sid })
+	if event {
+		e.appendEvent(a.rec.ProjectID, store.Event{Time: e.clock.Now().UTC(), Event: "session", AgentID: a.rec.ID,
+			Data: map[string]any{"sessionId": sid}})
 	}
 }
 

@@ -8,33 +8,25 @@ import (
 
 	"github.com/jonboulle/clockwork"
 
-	"shepherd/backend/claudehooks"
 	"shepherd/backend/filewatch"
 	"shepherd/backend/lifecycle"
 	"shepherd/backend/loganalysis"
 	"shepherd/backend/proc"
 	"shepherd/backend/procid"
 	"shepherd/backend/store"
+	"shepherd/backend/supervisor/budget"
+	"shepherd/backend/supervisor/figures"
+	"shepherd/backend/supervisor/needsyou"
+	"shepherd/backend/supervisor/queue"
+	"shepherd/backend/supervisor/stats"
 )
 
 type project struct {
 	info store.Project
 
-	// The run queue (queue.go), under mu: live counts the agents whose
-	// status is live (apply keeps it), reserved the starts under way that
-	// are not live yet, draining the runs that ended while their shim still
-	// stops what they left in their group; queue holds the queued agents in
-	// order.
-	live, reserved, draining int
-	queue                    []*agent
-	nextSeq                  int64
-	pause                    pauseState // the project's pause (pause.go)
-	daily                    dailyState // its daily budget (budget.go)
-	// pauseWrites counts the engine's own writes of the pause signal file
-	// under way: a file watch must not take them for a signal (pause.go).
-	pauseWrites int
-	costDay     string // the local day costToday is of (figures.go)
-	costToday   float64
+	q     queue.State // its run queue and its pause (package queue)
+	daily budget.Hold // its daily budget's hold (package budget)
+	cost  figures.Day // what its runs cost today (package figures)
 
 	mu       sync.Mutex
 	loaded   bool
@@ -79,11 +71,14 @@ type agent struct {
 	life context.Context
 	end  context.CancelFunc
 
-	recovering   bool            // one recovery at a time
-	restartTimer clockwork.Timer // a pending keep-alive restart
-	restartGen   int             // tells a cancelled restart's late callback from the current one
-	wtWatch      *worktreeWatch  // with WatchFiles: its worktree's HEAD, index and refs (worktreewatch.go)
-	unsaved      bool            // its record in memory is newer than on disk (a full disk): written again (disk.go)
+	starting   chan struct{} // a start under way, closed at its end (startLocked)
+	recovering bool          // one recovery at a time
+	// refusedSession is the last session id read from its log that was
+	// refused (not one its CLI gives): said once, not again at each look.
+	refusedSession string
+	restartTimer   clockwork.Timer // a pending keep-alive restart
+	restartGen     int             // tells a cancelled restart's late callback from the current one
+	unsaved        bool            // its record in memory is newer than on disk (a full disk): written again (disk.go)
 }
 
 func (e *Engine) newAgent(p *project, rec *store.Record) *agent {
@@ -95,6 +90,39 @@ func (e *Engine) newAgent(p *project, rec *store.Record) *agent {
 // gone reports whether the agent was removed (or the engine is closing).
 // a.mu is held.
 func (a *agent) gone() bool { return a.life.Err() != nil }
+
+// awaitStart waits, without a.mu, for a start of a under way to end (it
+// lets go of the agent's lock while the shim starts): what a stop, a pause
+// or a remove does comes after it. a.mu is held, and held again on return;
+// false when ctx ended first.
+func (e *Engine) awaitStart(ctx context.Context, a *agent) bool {
+	for a.starting != nil {
+		ch := a.starting
+		a.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			a.mu.Lock()
+			return false
+		}
+		a.mu.Lock()
+	}
+	return true
+}
+
+// id is the agent's id, for a caller without a.mu.
+func (a *agent) id() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.rec.ID
+}
+
+// The agent as the features see it (hook.Agent).
+
+func (a *agent) Lock()              { a.mu.Lock() }
+func (a *agent) Unlock()            { a.mu.Unlock() }
+func (a *agent) Rec() *store.Record { return a.rec }
+func (a *agent) Gone() bool         { return a.gone() }
 
 // run is one live process of an agent, as this engine watches it.
 type run struct {
@@ -117,12 +145,11 @@ type run struct {
 	suspect bool            // the watchdog found the process gone on its last pass
 	check   *procid.Tracked // the watchdog's look at the process (its /proc entry kept open between passes)
 	busy    busyState       // what a silent agent is doing (busy.go), under a.mu
-	samples sampleRing      // CPU and memory while someone looks (stats.go), under a.mu
-	shown   string          // the activity last pushed, under a.mu
-	// waiting is what the agent waits for (a permission, input, a rate
-	// limit), from its hooks or its log (waiting.go), under a.mu.
-	waiting        *claudehooks.Waiting
-	waitingLogSize int64 // the log's size when the wait began
+	samples *stats.Ring     // CPU and memory while someone looks (package stats; made at its first sample, under a.mu)
+	shown   shown           // the activity last pushed, under a.mu
+	// wait is what the agent waits for (a permission, input, a rate
+	// limit), from its hooks or its log (package needsyou), under a.mu.
+	wait needsyou.Wait
 
 	// Live reading of the log (activity.go), under scanMu.
 	logPath      string
@@ -134,7 +161,7 @@ type run struct {
 	lastActivity time.Time            // engine clock: the last growth seen
 	quietTicks   int                  // poller ticks since the last look at a quiet log
 	result       *loganalysis.Claude
-	budget       *budgetHit // the per-run limit the result reached (budget.go)
+	budget       *budget.Hit // the per-run limit the result reached (package budget)
 	// judged is the result line sawResult has judged (under a.mu): one read
 	// by another look that lost the race to the run's end is judged there.
 	judged      *loganalysis.Claude
@@ -206,9 +233,9 @@ func (e *Engine) snapshot(a *agent) *store.Record {
 		}
 	}
 	if r.Status == lifecycle.Queued {
-		r.QueuePosition = a.p.position(a)
+		r.QueuePosition = a.p.q.Position(a)
 	}
 	r.Stats = e.freshStats(a)
-	r.Attention = e.attentionOf(r)
+	r.Attention = needsyou.Reason(r, e.clock.Now())
 	return r
 }

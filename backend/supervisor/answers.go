@@ -16,6 +16,7 @@ import (
 	"shepherd/backend/permrules"
 	"shepherd/backend/permtool"
 	"shepherd/backend/store"
+	"shepherd/backend/supervisor/hook"
 )
 
 // Answers (SPEC "Answers"): every Claude Code run the engine starts gets
@@ -73,10 +74,17 @@ type answersState struct {
 	q     *answers.Queue
 	mu    sync.Mutex
 	books map[string]*answers.Book
-	// Questions are rate-limited per agent as hooks are (hookrate.go), in
-	// buckets of their own: each is an event and a notification, and a
-	// box must not flood the user's disk or desk with them.
-	limit hookLimits
+	// Questions are rate-limited per agent as hooks are (package
+	// needsyou), in buckets of their own: each is an event and a
+	// notification, and a box must not flood the user's disk or desk.
+	limitMu sync.Mutex
+	buckets map[AgentRef]*bucket
+}
+
+// bucket is a token bucket on the engine's clock.
+type bucket struct {
+	tokens float64
+	at     time.Time
 }
 
 // Bounds of an agent's questions: at most MaxPending wait at once (the
@@ -91,15 +99,15 @@ const (
 // allowQuestion takes a token of ref's bucket, or says it asks too fast.
 func (e *Engine) allowQuestion(ref AgentRef) error {
 	now := e.clock.Now()
-	l := &e.ans.limit
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	l := &e.ans
+	l.limitMu.Lock()
+	defer l.limitMu.Unlock()
 	if l.buckets == nil {
-		l.buckets = map[AgentRef]*hookBucket{}
+		l.buckets = map[AgentRef]*bucket{}
 	}
 	b := l.buckets[ref]
 	if b == nil {
-		b = &hookBucket{tokens: QuestionBurst, at: now}
+		b = &bucket{tokens: QuestionBurst, at: now}
 		l.buckets[ref] = b
 	}
 	if d := now.Sub(b.at); d > 0 {
@@ -309,23 +317,19 @@ func (e *Engine) showQuestion(k answers.Key, p *answers.Pending) {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	rn := a.run
-	if a.gone() || rn == nil || a.rec.Status != lifecycle.Running {
+	if a.gone() || a.rec.Status != lifecycle.Running {
 		return
 	}
 	if p == nil {
-		if rn.waiting != nil && rn.waiting.Held {
-			rn.waiting = nil
-			e.showActivity(a, rn)
-		}
+		e.needs.Hold(a, nil)
 		return
 	}
 	w := &claudehooks.Waiting{Kind: claudehooks.WaitPermission, What: "permission for " + p.Q.Summary, NeedsYou: true,
-		Since: p.Q.AskedAt, Held: true}
+		Since: p.Q.AskedAt}
 	if p.Request.IsQuestion() {
 		w.Kind, w.What = claudehooks.WaitInput, "your choice"
 	}
-	e.setWaiting(a, rn, w)
+	e.needs.Hold(a, w)
 }
 
 // Questions are the agent's questions waiting for an answer, the one it
@@ -354,7 +358,7 @@ func (e *Engine) AnswerQuestion(ctx context.Context, projectID, agentID string, 
 		return nil, newErr(ErrTransition, "agent '%s' asks nothing: no question waits for an answer", agentID)
 	}
 	by := "user"
-	if c := agentCaller(ctx); c != nil {
+	if c := hook.CallerOf(ctx); c != nil {
 		by = c.AgentID
 	}
 	o := answers.Outcome{By: by}
@@ -457,7 +461,7 @@ func (e *Engine) AddRule(ctx context.Context, projectID, agentID, scope, rule st
 	if scope != answers.ScopeAgent && scope != answers.ScopeProject {
 		return answers.Rule{}, newErr(ErrValidation, "scope %q: want agent or project", scope)
 	}
-	if c := agentCaller(ctx); c != nil && scope == answers.ScopeProject {
+	if c := hook.CallerOf(ctx); c != nil && scope == answers.ScopeProject {
 		return answers.Rule{}, newErr(ErrPermissionDenied, "agent '%s' cannot keep a rule for the whole project: only the user can", c.AgentID)
 	}
 	x, err := e.agentFacts(projectID, agentID)
@@ -506,7 +510,7 @@ func (e *Engine) RemoveRule(ctx context.Context, projectID, agentID, scope, rule
 	if scope != answers.ScopeAgent && scope != answers.ScopeProject {
 		return newErr(ErrValidation, "scope %q: want agent or project", scope)
 	}
-	if c := agentCaller(ctx); c != nil && scope == answers.ScopeProject {
+	if c := hook.CallerOf(ctx); c != nil && scope == answers.ScopeProject {
 		return newErr(ErrPermissionDenied, "agent '%s' cannot remove a rule of the whole project: only the user can", c.AgentID)
 	}
 	x, err := e.agentFacts(projectID, agentID)

@@ -10,6 +10,7 @@ import (
 
 	"shepherd/backend/answers"
 	"shepherd/backend/permtool"
+	"shepherd/internal/testutil"
 )
 
 func bashReq(cmd string) permtool.Request {
@@ -33,7 +34,7 @@ func (h *harness) ask(ctx context.Context, id string, r permtool.Request) chan a
 func (h *harness) waitQuestions(id string, n int) []answers.Asked {
 	h.t.Helper()
 	var qs []answers.Asked
-	waitFor(h.t, "questions", 10*time.Second, func() bool {
+	testutil.Eventually(h.t, "questions", func() bool {
 		qs, _ = h.e.Questions(h.project.ID, id)
 		return len(qs) == n
 	})
@@ -67,7 +68,7 @@ func TestQuestionsQueuedInOrder(t *testing.T) {
 	if got := <-first; got.a.Behavior != permtool.Deny || got.a.Message != "no" {
 		t.Fatalf("first got %+v", got)
 	}
-	waitFor(t, "the second question shown", 5*time.Second, func() bool {
+	testutil.Eventually(t, "the second question shown", func() bool {
 		return h.get("w").Attention == "waiting: permission for Bash: rm -rf b"
 	})
 	if _, err := h.e.AnswerQuestion(t.Context(), h.project.ID, "w", Answer{Action: AnswerAllow}); err != nil {
@@ -76,7 +77,7 @@ func TestQuestionsQueuedInOrder(t *testing.T) {
 	if got := <-second; got.a.Behavior != permtool.Allow || got.a.UpdatedInput["command"] != "rm -rf b" {
 		t.Fatalf("second got %+v", got)
 	}
-	waitFor(t, "the wait ended", 5*time.Second, func() bool { return h.get("w").Attention == "" })
+	testutil.Eventually(t, "the wait ended", func() bool { return h.get("w").Attention == "" })
 	_, err = h.e.AnswerQuestion(t.Context(), h.project.ID, "w", Answer{Action: AnswerAllow})
 	wantKind(t, err, ErrTransition, "asks nothing")
 }
@@ -126,7 +127,7 @@ func TestQuestionAbandoned(t *testing.T) {
 		t.Fatalf("got %+v", r)
 	}
 	h.waitQuestions("w", 0)
-	waitFor(t, "the wait ended", 5*time.Second, func() bool { return h.get("w").Attention == "" })
+	testutil.Eventually(t, "the wait ended", func() bool { return h.get("w").Attention == "" })
 }
 
 // Rules: kept per agent or project, they answer by themselves; a sandboxed

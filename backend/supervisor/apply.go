@@ -5,6 +5,7 @@ import (
 
 	"shepherd/backend/lifecycle"
 	"shepherd/backend/store"
+	"shepherd/backend/supervisor/needsyou"
 )
 
 // step is one transition: the status to move to, why, and the fields that
@@ -66,14 +67,7 @@ func (e *Engine) applyWith(a *agent, anyway bool, steps ...step) error {
 		if st.mut != nil {
 			st.mut(next)
 		}
-		if next.Status == lifecycle.Failed || next.Status == lifecycle.Interrupted {
-			// A new failure needs the user again, whatever they acknowledged
-			// — but for the next crash of a crash loop they acknowledged,
-			// which ends the way they saw it end.
-			if !sameLoop(next) {
-				next.AcknowledgedAt, next.AckLoop = nil, ""
-			}
-		}
+		needsyou.Transition(next) // a new failure needs the user again
 		recs[i], cur = next, next
 	}
 	if err := e.st.SaveRecord(cur); err != nil {
@@ -87,7 +81,7 @@ func (e *Engine) applyWith(a *agent, anyway bool, steps ...step) error {
 		e.saved(a)
 	}
 	from := a.rec.Status
-	e.countLive(a, from, cur.Status)
+	e.queues.Freed(&a.p.q, from, cur.Status) // a slot that frees up goes to the queue
 	for i, next := range recs {
 		a.rec = next
 		to, reason := steps[i].to, steps[i].reason
@@ -95,7 +89,7 @@ func (e *Engine) applyWith(a *agent, anyway bool, steps ...step) error {
 			From: string(from), To: string(to), Reason: reason}
 		if next.ExitReason != "" && to.Terminal() {
 			ev.Data = map[string]any{"exitReason": next.ExitReason}
-			if next.AckLoop != "" && next.AcknowledgedAt != nil && (to == lifecycle.Failed || to == lifecycle.Interrupted) {
+			if needsyou.QuietCrash(next) {
 				ev.Data["acknowledged"] = true // a crash of a loop the user acknowledged: quiet
 			}
 			if next.ExitCode != nil {
@@ -120,36 +114,10 @@ func (e *Engine) applyWith(a *agent, anyway bool, steps ...step) error {
 	return nil
 }
 
-// loopEnd is how a run of a crash loop ended, to tell the same loop from a
-// changed one.
-func loopEnd(r *store.Record) string {
-	code := ""
-	if r.ExitCode != nil {
-		code = fmt.Sprint(*r.ExitCode)
-	}
-	return string(r.ExitReason) + "/" + code + "/" + r.Signal
-}
-
-// sameLoop: next is the end of a run of the crash loop the user
-// acknowledged, ending as it did then (the first end after an
-// acknowledgment given mid-run sets how). It fills in AckLoop.
-func sameLoop(next *store.Record) bool {
-	if next.AcknowledgedAt == nil || next.AckLoop == "" || !next.KeepAlive || next.Desired != lifecycle.DesiredRunning {
-		return false
-	}
-	end := loopEnd(next)
-	if next.AckLoop == ackLoopUnknown {
-		next.AckLoop = end
-	}
-	return next.AckLoop == end
-}
-
-// ackLoopUnknown: acknowledged while a run of the loop was under way; its
-// end says how the loop ends.
-const ackLoopUnknown = "?"
-
 // update writes a change of fields that is not a change of status. a.mu is
-// held; a removed agent is not written.
+// held; a removed agent is not written. A write that fails is logged here
+// (as apply logs its own), so a caller with nothing more to do about it
+// may go on.
 func (e *Engine) update(a *agent, mut func(r *store.Record)) error {
 	return e.updateWith(a, false, mut)
 }
@@ -167,11 +135,11 @@ func (e *Engine) updateWith(a *agent, anyway bool, mut func(r *store.Record)) er
 	next := a.rec.Clone()
 	mut(next)
 	if err := e.st.SaveRecord(next); err != nil {
+		e.log.Error().Err(err).Str("project", next.ProjectID).Str("agent", next.ID).Bool("keptInMemory", anyway).Msg("cannot write record")
 		if !anyway {
 			e.diskError(err)
 			return fmt.Errorf("write record of '%s': %w", next.ID, err)
 		}
-		e.log.Error().Err(err).Str("agent", next.ID).Bool("keptInMemory", true).Msg("cannot write record")
 		e.unsaved(a, err)
 	} else {
 		e.saved(a)

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"shepherd/backend/lifecycle"
 	"shepherd/backend/presets"
@@ -92,7 +91,7 @@ func TestBoxConfigMadeAtStartAndKept(t *testing.T) {
 		t.Fatal("made at creation")
 	}
 	h.start("w")
-	r := h.waitStatus("w", lifecycle.Completed, 10*time.Second)
+	r := h.waitStatus("w", lifecycle.Completed)
 	b, _ := os.ReadFile(r.LogPath)
 	if strings.Contains(string(b), "WROTE-SETTINGS") || !strings.Contains(string(b), "WROTE-STATE") {
 		t.Fatalf("log:\n%s", b)

@@ -11,6 +11,7 @@ import (
 	"shepherd/backend/notify"
 	"shepherd/backend/procid"
 	"shepherd/backend/store"
+	"shepherd/internal/testutil"
 )
 
 // budgeted creates and starts a fake Claude agent with per-run limits.
@@ -195,7 +196,7 @@ func TestDailyBudgetPausesAllUntilTomorrow(t *testing.T) {
 	h := newClaudeHarness(t)
 	setDaily(t, h, 1)
 	h.fakeClaude("tool", "tool", map[string]string{"FAKE_CLAUDE_TOOL_SECONDS": "2", "FAKE_CLAUDE_AFTER_TOOL": "hang"})
-	waitFor(t, "the tool call in flight", 5*time.Second, func() bool {
+	testutil.Eventually(t, "the tool call in flight", func() bool {
 		h.e.PollLogsNow()
 		return strings.Contains(h.log("tool"), "task_started")
 	})
@@ -246,7 +247,7 @@ func TestDailyBudgetRaiseAndOnce(t *testing.T) {
 	setDaily(t, h, 1)
 	h.fakeClaude("q1", "silent", nil)
 	h.fakeClaude("q2", "silent", nil)
-	waitFor(t, "sessions", 5*time.Second, func() bool {
+	testutil.Eventually(t, "sessions", func() bool {
 		h.e.PollLogsNow()
 		return h.get("q1").SessionID != "" && h.get("q2").SessionID != ""
 	})
@@ -296,35 +297,13 @@ func TestBudgetValidation(t *testing.T) {
 	wantKind(t, err, ErrValidation, "dailyBudgetUsd must be 0 (none)")
 }
 
-func TestBudgetArgs(t *testing.T) {
-	r := &store.Record{Profile: store.ProfileClaudeJSON, MaxBudgetUsd: 2.5, MaxTurns: 40}
-	for _, tc := range []struct {
-		name string
-		rec  store.Record
-		args []string
-		want []string
-	}{
-		{"appended", *r, []string{"-p", "x"}, []string{"-p", "x", "--max-budget-usd", "2.5", "--max-turns", "40"}},
-		{"before --", *r, []string{"--resume", "s", "--", "continue"}, []string{"--resume", "s", "--max-budget-usd", "2.5", "--max-turns", "40", "--", "continue"}},
-		{"user's own flag kept", *r, []string{"--max-turns", "9"}, []string{"--max-turns", "9", "--max-budget-usd", "2.5"}},
-		{"not claude", store.Record{Profile: store.ProfileGeneric, MaxBudgetUsd: 1}, []string{"a"}, []string{"a"}},
-		{"once", store.Record{Profile: store.ProfileClaudeJSON, MaxBudgetUsd: 1, BudgetOnce: true}, []string{"a"}, []string{"a"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := BudgetArgs(&tc.rec, tc.args); !slices.Equal(got, tc.want) {
-				t.Fatalf("got %q, want %q", got, tc.want)
-			}
-		})
-	}
-}
-
 // A daily hold survives an engine restart on the same day (starts still
 // wait), and an engine opened the next day resumes what it paused.
 func TestDailyBudgetAcrossRestart(t *testing.T) {
 	h := newClaudeHarness(t)
 	setDaily(t, h, 1)
 	h.fakeClaude("q1", "silent", nil)
-	waitFor(t, "a session", 5*time.Second, func() bool { h.e.PollLogsNow(); return h.get("q1").SessionID != "" })
+	testutil.Eventually(t, "a session", func() bool { h.e.PollLogsNow(); return h.get("q1").SessionID != "" })
 	h.budgeted("spender", "success", 0, 0, map[string]string{"FAKE_CLAUDE_COST": "1"})
 	h.waitStatusPolling("q1", lifecycle.Paused)
 	h.settle()
@@ -370,7 +349,7 @@ func TestBudgetReachedWhileAway(t *testing.T) {
 	h.budgeted("away", "tool", 1, 0, map[string]string{"FAKE_CLAUDE_COST": "2", "FAKE_CLAUDE_TOOL_SECONDS": "1"})
 	pid := h.get("away").PID
 	h.e.Close()
-	waitFor(t, "the run to end on its budget", 20*time.Second, func() bool {
+	testutil.Eventually(t, "the run to end on its budget", func() bool {
 		return !procid.Alive(pid) && strings.Contains(h.log("away"), "error_max_budget_usd")
 	})
 	h.e = h.engine(func(c *Config) { c.Clock = h.clk })

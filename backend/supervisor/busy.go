@@ -116,44 +116,69 @@ func (rn *run) inFlight() (string, time.Time, bool) {
 	return rn.tool, rn.toolSince, rn.tool != ""
 }
 
-// activity is what the agent is doing now. a.mu is held; rn is a.run.
-func (e *Engine) activity(a *agent, rn *run, s Settings) *store.Activity {
+// shown is what an agent is doing, as far as the window shows it: a change
+// of any of it is pushed, nothing else is.
+type shown struct {
+	state, tool, waiting string
+}
+
+// doing is what the agent is doing now, and when its log last grew. a.mu
+// is held; rn is a.run. It allocates nothing: every stale check asks it of
+// every running agent.
+func (e *Engine) doing(a *agent, rn *run, s Settings) (shown, time.Time) {
 	last := rn.lastActivityTime()
-	act := &store.Activity{}
+	switch w := rn.wait.What(); {
+	case w != nil:
+		return shown{state: store.ActivityWaiting, waiting: w.What}, last
+	case a.rec.Stale:
+		return shown{state: store.ActivityStale}, last
+	case e.clock.Since(last) < workingWindow(s):
+		return shown{state: store.ActivityWorking}, last
+	case rn.busy.busy:
+		return shown{state: store.ActivityBusy, tool: rn.busy.tool}, last
+	}
+	return shown{state: store.ActivitySilent}, last
+}
+
+// activity is what the agent is doing now, as the record says it. a.mu is
+// held; rn is a.run.
+func (e *Engine) activity(a *agent, rn *run, s Settings) *store.Activity {
+	now, last := e.doing(a, rn, s)
+	act := &store.Activity{State: now.state, Tool: now.tool, Waiting: now.waiting}
 	if !last.IsZero() {
 		t := last.UTC()
 		act.Since = &t
 	}
-	switch {
-	case rn.waiting != nil:
-		w := rn.waiting
-		act.State, act.Waiting, act.NeedsYou = store.ActivityWaiting, w.What, w.NeedsYou
+	switch now.state {
+	case store.ActivityWaiting:
+		w := rn.wait.What()
+		act.NeedsYou = w.NeedsYou
 		if w.Until != nil {
 			t := w.Until.UTC()
 			act.Until = &t
 		}
-	case a.rec.Stale:
-		act.State = store.ActivityStale
-	case e.clock.Since(last) < workingWindow(s):
-		act.State = store.ActivityWorking
-	case rn.busy.busy:
-		act.State, act.Tool = store.ActivityBusy, rn.busy.tool
+	case store.ActivityBusy:
 		t := rn.busy.since.UTC()
 		act.ToolSince = &t
-	default:
-		act.State = store.ActivitySilent
 	}
 	return act
 }
 
 // showActivity pushes the agent's state when what it is doing changed
-// (working, busy with another tool, silent, stale). a.mu is held.
+// (working, busy with another tool, silent, stale, waiting for something
+// else): the cost of a look at an agent whose activity is as it was is a
+// comparison. a.mu is held.
 func (e *Engine) showActivity(a *agent, rn *run) {
-	act := e.activity(a, rn, e.settingsOf(a.rec.ProjectID))
-	key := act.State + "/" + act.Tool + "/" + act.Waiting
-	if rn.shown == key {
+	e.showActivityWith(a, rn, e.settingsOf(a.rec.ProjectID))
+}
+
+// showActivityWith is showActivity with the project's settings at hand (a
+// pass over every agent of a project).
+func (e *Engine) showActivityWith(a *agent, rn *run, s Settings) {
+	now, _ := e.doing(a, rn, s)
+	if rn.shown == now {
 		return
 	}
-	rn.shown = key
+	rn.shown = now
 	e.emit(EventAgentState, e.snapshot(a))
 }

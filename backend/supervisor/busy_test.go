@@ -10,6 +10,7 @@ import (
 	"shepherd/backend/lifecycle"
 	"shepherd/backend/notify"
 	"shepherd/backend/store"
+	"shepherd/internal/testutil"
 )
 
 // claudeTool starts the fake Claude in "tool" mode: a Bash tool call that
@@ -23,7 +24,7 @@ func (h *claudeHarness) claudeTool(id string, secs int) {
 			"FAKE_CLAUDE_RECORD": h.record, "FAKE_CLAUDE_TOOL_SECONDS": strconv.Itoa(secs)},
 		GraceSec: 1})
 	h.start(id)
-	waitFor(h.t, "the tool call in flight", 5*time.Second, func() bool {
+	testutil.Eventually(h.t, "the tool call in flight", func() bool {
 		h.e.PollLogsNow()
 		_, a, _ := h.e.agent(h.project.ID, id)
 		a.mu.Lock()
@@ -62,7 +63,7 @@ func TestBusyToolIsNotStale(t *testing.T) {
 	if r.Activity.ToolSince == nil {
 		t.Fatal("no tool start time")
 	}
-	r = h.waitStatus("a", lifecycle.Completed, 10*time.Second)
+	r = h.waitStatus("a", lifecycle.Completed)
 	if r.AutoResumeCount != 0 || len(h.invocations()) != 1 {
 		t.Fatalf("a busy agent was resumed: %d resumes, %d runs", r.AutoResumeCount, len(h.invocations()))
 	}
@@ -86,11 +87,11 @@ func TestBusyPastBusyThresholdIsStale(t *testing.T) {
 		t.Fatalf("at 11 s: %+v", r.Activity)
 	}
 	h.goStale() // 22 s: past the busy threshold
-	r := h.waitStatus("a", lifecycle.Completed, 10*time.Second)
+	r := h.waitStatus("a", lifecycle.Completed)
 	if r.AutoResumeCount != 1 {
 		t.Fatalf("autoResumeCount %d", r.AutoResumeCount)
 	}
-	if inv := h.invocations(); len(inv) != 2 || inv[1].Resume != "sess-1" {
+	if inv := h.invocations(); len(inv) != 2 || inv[1].Resume != sess(1) {
 		t.Fatalf("invocations %+v", inv)
 	}
 }
@@ -102,7 +103,7 @@ func TestCPUBurnerIsBusy(t *testing.T) {
 	h.create(AgentSpec{ID: "cpu", Command: "/bin/sh", Args: []string{"-c", "while :; do :; done"}, StaleCheck: store.Ptr(true)})
 	h.start("cpu")
 	h.goStale()
-	waitFor(t, "busy by its CPU", 5*time.Second, func() bool {
+	testutil.Eventually(t, "busy by its CPU", func() bool {
 		r := h.get("cpu")
 		return r.Activity != nil && r.Activity.State == store.ActivityBusy && r.Activity.Tool == "cpu"
 	})
@@ -128,5 +129,45 @@ func TestActivityWorkingThenSilent(t *testing.T) {
 	h.goStale()
 	if r := h.get("quiet"); r.Activity == nil || r.Activity.State != store.ActivitySilent || r.Activity.Since == nil {
 		t.Fatalf("after silence: %+v", r.Activity)
+	}
+}
+
+// An idle agent's activity is pushed when it changes, not on every pass:
+// once it is shown silent, the stale checks that find it silent again push
+// nothing (at 1,000 idle agents each push was the engine's main cost).
+func TestIdleActivityPushedOnlyWhenItChanges(t *testing.T) {
+	clk := newFakeClock()
+	h := newHarness(t, func(c *Config) { c.Clock = clk; c.LogPoll = time.Hour })
+	h.create(AgentSpec{ID: "idle", Command: "sleep", Args: []string{"1000"}})
+	h.start("idle")
+	h.waitStatus("idle", lifecycle.Running)
+	pushes := func() (n int, last *store.Record) {
+		h.rec.mu.Lock()
+		defer h.rec.mu.Unlock()
+		for _, r := range h.rec.states {
+			if r.ID == "idle" {
+				n, last = n+1, r
+			}
+		}
+		return n, last
+	}
+	// Past the working window: silent, pushed once.
+	clk.Advance(activeWindow + time.Second)
+	if err := h.e.StaleCheckNow(h.project.ID); err != nil {
+		t.Fatal(err)
+	}
+	n, last := pushes()
+	if last == nil || last.Activity == nil || last.Activity.State != store.ActivitySilent {
+		t.Fatalf("the silent agent was not shown silent: %+v", last)
+	}
+	// Silent still, pass after pass (short of the stale threshold).
+	for i := 0; i < 5; i++ {
+		clk.Advance(10 * time.Second)
+		if err := h.e.StaleCheckNow(h.project.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if m, _ := pushes(); m != n {
+		t.Fatalf("%d pushes of an agent silent as it was, want none", m-n)
 	}
 }

@@ -4,11 +4,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"shepherd/backend/lifecycle"
 	"shepherd/backend/presets"
 	"shepherd/backend/store"
+	"shepherd/internal/testutil"
 )
 
 // codex creates and starts the fake Codex CLI as the codex preset would.
@@ -27,18 +27,18 @@ func (h *claudeHarness) codex(id, mode, resumeMode string, env map[string]string
 func TestCodexOutcomes(t *testing.T) {
 	h := newClaudeHarness(t)
 	h.codex("ok", "success", "", nil)
-	r := h.waitStatus("ok", lifecycle.Completed, 5*time.Second)
+	r := h.waitStatus("ok", lifecycle.Completed)
 	if !strings.HasPrefix(r.SessionID, "0199a213-") || r.LastResult == nil || r.LastResult.OutputTokens != 50 ||
 		r.LastResult.CostUSD != nil || r.LastResult.ReasoningTokens != 20 {
 		t.Fatalf("success: session %q figures %+v", r.SessionID, r.LastResult)
 	}
 	h.codex("bad", "turn-failed", "", nil)
-	r = h.waitStatus("bad", lifecycle.Failed, 5*time.Second)
+	r = h.waitStatus("bad", lifecycle.Failed)
 	if !strings.Contains(r.Error, "401 Unauthorized") {
 		t.Fatalf("turn.failed: error %q", r.Error)
 	}
 	h.codex("warn", "warning", "", nil)
-	if r = h.waitStatus("warn", lifecycle.Completed, 5*time.Second); r.ExitReason != lifecycle.ReasonCompleted {
+	if r = h.waitStatus("warn", lifecycle.Completed); r.ExitReason != lifecycle.ReasonCompleted {
 		t.Fatalf("a warning item only: %s", r.ExitReason)
 	}
 }
@@ -48,11 +48,11 @@ func TestCodexOutcomes(t *testing.T) {
 func TestCodexSilentIsResumed(t *testing.T) {
 	h := newClaudeHarness(t)
 	first := h.codex("a", "silent", "success", nil)
-	waitFor(t, "its thread id", 5*time.Second, func() bool { h.e.PollLogsNow(); return h.get("a").SessionID != "" })
+	testutil.Eventually(t, "its thread id", func() bool { h.e.PollLogsNow(); return h.get("a").SessionID != "" })
 	sid := h.get("a").SessionID
 	h.waitSession("a", sid)
 	h.goStale()
-	r := h.waitStatus("a", lifecycle.Completed, 10*time.Second)
+	r := h.waitStatus("a", lifecycle.Completed)
 	if r.AutoResumeCount != 1 || r.SessionID != sid || r.PID == first.PID {
 		t.Fatalf("after recovery: %+v", r)
 	}
@@ -67,7 +67,7 @@ func TestCodexLongCommandIsBusy(t *testing.T) {
 	h := newClaudeHarness(t)
 	release := filepath.Join(t.TempDir(), "release")
 	h.codex("a", "long-command", "", map[string]string{"FAKE_CODEX_RELEASE": release})
-	waitFor(t, "the command in flight", 5*time.Second, func() bool {
+	testutil.Eventually(t, "the command in flight", func() bool {
 		h.e.PollLogsNow()
 		_, a, _ := h.e.agent(h.project.ID, "a")
 		a.mu.Lock()
@@ -83,7 +83,7 @@ func TestCodexLongCommandIsBusy(t *testing.T) {
 		t.Fatalf("during the command: %s %+v", r.Status, r.Activity)
 	}
 	writeFile(t, release) // the command ends
-	r := h.waitStatus("a", lifecycle.Completed, 10*time.Second)
+	r := h.waitStatus("a", lifecycle.Completed)
 	if r.AutoResumeCount != 0 {
 		t.Fatalf("a busy Codex agent was resumed")
 	}

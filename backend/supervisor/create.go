@@ -14,7 +14,8 @@ import (
 	"shepherd/backend/sandbox"
 	"shepherd/backend/secrets"
 	"shepherd/backend/store"
-	"shepherd/backend/workspace"
+	"shepherd/backend/supervisor/budget"
+	"shepherd/backend/supervisor/worktrees"
 )
 
 // validateSpec checks spec and fills its defaults (cwd: the project folder,
@@ -67,7 +68,7 @@ func validateSpec(p *project, spec *AgentSpec) error {
 	default:
 		return newErr(ErrValidation, "agent '%s': onStale %q: use flag, restart or resume", spec.ID, spec.OnStale)
 	}
-	if err := validateBudgets(spec); err != nil {
+	if err := budget.Validate(spec.ID, spec.MaxBudgetUsd, spec.MaxTurns); err != nil {
 		return err
 	}
 	if spec.Parent != "" {
@@ -108,7 +109,7 @@ func (e *Engine) CreateAgent(projectID string, spec AgentSpec) (*store.Record, e
 	// agent CLI's state folder, the log): a refused request leaves nothing.
 	var worktree []string
 	if spec.Workspace != nil && spec.Workspace.Worktree && (spec.Permissions != nil || spec.Caller != nil) {
-		worktree = append(worktree, e.worktreeDir(p.info.ID, spec.ID)) // a sandboxed agent writes in its worktree
+		worktree = append(worktree, e.wt.Dir(p.info.ID, spec.ID)) // a sandboxed agent writes in its worktree
 	}
 	plan, err := e.planGrants(&spec, worktree...)
 	if err != nil {
@@ -126,9 +127,7 @@ func (e *Engine) CreateAgent(projectID string, spec AgentSpec) (*store.Record, e
 	}
 	fail := func(err error) (*store.Record, error) {
 		if ws != nil { // made for this agent only: nothing of it is kept
-			if uerr := workspace.End(context.Background(), *ws, workspace.Discard, true, ""); uerr != nil {
-				e.log.Warn().Err(uerr).Str("agent", spec.ID).Msg("cannot undo the worktree of a refused create")
-			}
+			e.wt.Undo(ws, spec.ID)
 		}
 		return nil, err
 	}
@@ -155,7 +154,7 @@ func (e *Engine) CreateAgent(projectID string, spec AgentSpec) (*store.Record, e
 	a := e.newAgent(p, rec)
 	p.agents[spec.ID] = a
 	if ws != nil {
-		e.goTask(func() { e.watchWorktree(a) })
+		e.goTask(func() { e.wt.Watch(a) })
 	}
 	e.appendEvent(projectID, store.Event{Time: now, Event: "created", AgentID: spec.ID, To: string(lifecycle.NotStarted)})
 	e.log.Info().Str("project", projectID).Str("agent", spec.ID).Str("command", spec.Command).Msg("agent created")
@@ -174,15 +173,15 @@ func (e *Engine) UpdateAgent(projectID string, spec AgentSpec) (*store.Record, e
 		return nil, err
 	}
 	a.mu.Lock()
-	if a.rec.Status.Live() { // refused before anything is made for the edit
+	if a.rec.Status.Live() || a.starting != nil { // refused before anything is made for the edit
 		a.mu.Unlock()
 		return nil, newErr(ErrIsRunning, "Process is running. Stop it before editing.")
 	}
-	if hasWorktree(a.rec) { // the worktree stays; the cwd is in it
+	if worktrees.Has(a.rec) { // the worktree stays; the cwd is in it
 		w := *a.rec.Workspace
-		spec.Cwd = intoWorktree(&w, p.info.Path, spec.Cwd)
+		spec.Cwd = worktrees.Into(&w, p.info.Path, spec.Cwd)
 		if spec.Permissions != nil {
-			spec.Permissions = withWrite(*spec.Permissions, w.Path)
+			spec.Permissions = worktrees.WithWrite(*spec.Permissions, w.Path)
 		}
 	}
 	a.mu.Unlock()
@@ -192,7 +191,7 @@ func (e *Engine) UpdateAgent(projectID string, spec AgentSpec) (*store.Record, e
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.rec.Status.Live() {
+	if a.rec.Status.Live() || a.starting != nil {
 		return nil, newErr(ErrIsRunning, "Process is running. Stop it before editing.")
 	}
 	grants, err := plan.make(e)
@@ -232,10 +231,14 @@ func (e *Engine) Remove(ctx context.Context, projectID, agentID string, o Remove
 	if err != nil {
 		return err
 	}
-	if err := e.checkEnd(ctx, a, o); err != nil {
+	if err := e.wt.CheckEnd(ctx, a, o.ending()); err != nil {
 		return err
 	}
 	a.mu.Lock()
+	if !e.awaitStart(ctx, a) { // a start under way: removed after it, like a run
+		a.mu.Unlock()
+		return ctx.Err()
+	}
 	live := a.rec.Status.Live()
 	a.mu.Unlock()
 	if live && !force {
@@ -255,14 +258,12 @@ func (e *Engine) Remove(ctx context.Context, projectID, agentID string, o Remove
 	if a.rec.Status.Live() {
 		return newErr(ErrIsRunning, "Process is running. Stop it before removing.")
 	}
-	if err := e.endWorktree(ctx, a, o); err != nil {
+	if err := e.wt.End(ctx, a, o.ending()); err != nil {
 		return err
 	}
 	e.cancelRestart(a)
 	if a.rec.Status == lifecycle.Queued {
-		a.p.dequeue(a)
-		p := a.p
-		e.goTask(func() { e.emitQueue(p) })
+		e.queues.Left(&a.p.q, a)
 	}
 	a.end()
 	if err := e.st.RemoveAgent(projectID, agentID, !deleteLog); err != nil {
@@ -275,7 +276,7 @@ func (e *Engine) Remove(ctx context.Context, projectID, agentID string, o Remove
 		From: string(a.rec.Status), Data: map[string]any{"logDeleted": deleteLog}})
 	e.log.Info().Str("project", projectID).Str("agent", agentID).Bool("logDeleted", deleteLog).Msg("agent removed")
 	e.emit(EventAgentRemoved, AgentRef{ProjectID: projectID, AgentID: agentID})
-	e.forgetHooks(AgentRef{ProjectID: projectID, AgentID: agentID})
+	e.needs.Forget(projectID, agentID)
 	return nil
 }
 

@@ -264,10 +264,7 @@ func (e *Engine) retryWrites() {
 		a.mu.Unlock()
 	}
 	for p, note := range pauses {
-		p.mu.Lock()
-		paused := p.pause.paused
-		p.mu.Unlock()
-		if !paused {
+		if paused, _, _, _ := p.q.Paused(); !paused {
 			e.pauseWritten(p)
 			continue
 		}
@@ -279,18 +276,7 @@ func (e *Engine) retryWrites() {
 	}
 }
 
-// writePauseSignal writes p's pause signal file with note, as the engine's
-// own write (the watcher does not take it for a new pause).
+// writePauseSignal writes p's pause signal file with note.
 func (e *Engine) writePauseSignal(p *project, note string) error {
-	path := e.pauseSignalPath(p.info.ID)
-	p.ownPauseWrite(+1)
-	defer p.ownPauseWrite(-1)
-	if err := e.st.WriteFile(path, []byte(note+"\n"), 0o600); err != nil {
-		return fmt.Errorf("create %s: %w", path, err)
-	}
-	sig, _, _ := readPauseSignal(path)
-	p.mu.Lock()
-	p.pause.seen = sig
-	p.mu.Unlock()
-	return nil
+	return e.queues.WriteSignal(&p.q, p.info.ID, note)
 }

@@ -17,6 +17,7 @@ import (
 	"shepherd/backend/notify"
 	"shepherd/backend/procid"
 	"shepherd/backend/store"
+	"shepherd/internal/testutil"
 )
 
 // fakeDisk plays the data folder's file system: its free space, and
@@ -72,7 +73,7 @@ func TestStopOnAFullDisk(t *testing.T) {
 		t.Fatalf("the disk took the record although it is full: %s", disk.Status)
 	}
 	// The low-space alert: raised at the failed write, notified once.
-	waitFor(t, "the low-space alert", 5*time.Second, func() bool { return len(h.e.Alerts()) == 1 })
+	testutil.Eventually(t, "the low-space alert", func() bool { return len(h.e.Alerts()) == 1 })
 	h.settle()
 	if a := h.e.Alerts()[0]; a.Kind != AlertLowSpace || a.FreeBytes != 0 || !strings.Contains(a.Message, "nearly full") {
 		t.Errorf("alert %+v", a)
@@ -144,8 +145,8 @@ func TestPauseAndStopAllOnAFullDisk(t *testing.T) {
 	if err := h.e.UnpauseProject(context.Background(), h.project.ID); err != nil {
 		t.Fatal(err)
 	}
-	h.waitStatus("a", lifecycle.Running, 5*time.Second)
-	h.waitStatus("b", lifecycle.Running, 5*time.Second)
+	h.waitStatus("a", lifecycle.Running)
+	h.waitStatus("b", lifecycle.Running)
 	d.full.Store(true)
 	out, err := h.e.StopAll(context.Background(), h.project.ID)
 	if err != nil {
@@ -228,7 +229,7 @@ func TestLogRotationSettings(t *testing.T) {
 	}
 	h.create(withID("flood", sh("head -c 3500000 /dev/zero | tr '\\0' x; echo; echo the end")))
 	h.start("flood")
-	r := h.waitStatus("flood", lifecycle.Completed, 20*time.Second)
+	r := h.waitStatus("flood", lifecycle.Completed)
 	files, _ := filepath.Glob(r.LogPath + "*")
 	var total int64
 	for _, f := range files {
@@ -251,13 +252,13 @@ func TestLogRotationSettings(t *testing.T) {
 	// A Claude run whose result line comes after rotations is judged by it
 	// (the scanner reads across files), and its run marker's offset counts
 	// from the log's first byte ever.
-	result := `{"type":"result","subtype":"success","is_error":false,"num_turns":2,"total_cost_usd":0.25,"session_id":"s1"}`
+	result := `{"type":"result","subtype":"success","is_error":false,"num_turns":2,"total_cost_usd":0.25,"session_id":"5e551011-0000-4000-8000-000000000001"}`
 	h.create(AgentSpec{ID: "claude", Command: "/bin/sh", Profile: store.ProfileClaudeJSON, Args: []string{"-c",
-		`echo '{"type":"system","subtype":"init","session_id":"s1"}'; head -c 2500000 /dev/zero | tr '\0' x; echo; echo '` + result + `'`}})
+		`echo '{"type":"system","subtype":"init","session_id":"5e551011-0000-4000-8000-000000000001"}'; head -c 2500000 /dev/zero | tr '\0' x; echo; echo '` + result + `'`}})
 	for run := 1; run <= 2; run++ {
 		h.start("claude")
-		r = h.waitStatus("claude", lifecycle.Completed, 20*time.Second)
-		if r.LastResult == nil || r.LastResult.CostUSD == nil || *r.LastResult.CostUSD != 0.25 || r.SessionID != "s1" {
+		r = h.waitStatus("claude", lifecycle.Completed)
+		if r.LastResult == nil || r.LastResult.CostUSD == nil || *r.LastResult.CostUSD != 0.25 || r.SessionID != "5e551011-0000-4000-8000-000000000001" {
 			t.Fatalf("run %d: the result line after the rotations was not read: %+v session %q", run, r.LastResult, r.SessionID)
 		}
 	}
@@ -268,7 +269,7 @@ func TestLogRotationSettings(t *testing.T) {
 			offsets = append(offsets, ev.Data["logOffset"].(float64))
 		}
 	}
-	runLen := float64(len(`{"type":"system","subtype":"init","session_id":"s1"}`) + 1 + 2500000 + 1 + len(result) + 1)
+	runLen := float64(len(`{"type":"system","subtype":"init","session_id":"5e551011-0000-4000-8000-000000000001"}`) + 1 + 2500000 + 1 + len(result) + 1)
 	if len(offsets) != 2 || offsets[0] != 0 || offsets[1] != runLen {
 		t.Errorf("run markers at %v, want [0 %v]", offsets, runLen)
 	}
@@ -407,7 +408,7 @@ func TestWatchFilesAcrossRotation(t *testing.T) {
 	goFile := filepath.Join(t.TempDir(), "go")
 	h.create(withID("a", sh("head -c 1500000 /dev/zero | tr '\\0' x; echo; while [ ! -e "+goFile+" ]; do sleep 0.02; done; echo after; exec sleep 300")))
 	r := h.start("a")
-	waitFor(t, "the rotation", 10*time.Second, func() bool {
+	testutil.Eventually(t, "the rotation", func() bool {
 		_, err := os.Stat(logtail.Rotated(r.LogPath, 1))
 		return err == nil && logtail.Size(r.LogPath) == 1500001
 	})
@@ -416,7 +417,7 @@ func TestWatchFilesAcrossRotation(t *testing.T) {
 	if err := os.WriteFile(goFile, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the line after the rotation to be seen", 5*time.Second, func() bool {
+	testutil.Eventually(t, "the line after the rotation to be seen", func() bool {
 		act := h.get("a").Activity
 		return act != nil && act.Since != nil && act.Since.Equal(at)
 	})

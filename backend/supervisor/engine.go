@@ -22,6 +22,11 @@ import (
 	"shepherd/backend/procid"
 	"shepherd/backend/sandbox"
 	"shepherd/backend/store"
+	"shepherd/backend/supervisor/budget"
+	"shepherd/backend/supervisor/needsyou"
+	"shepherd/backend/supervisor/queue"
+	"shepherd/backend/supervisor/stats"
+	"shepherd/backend/supervisor/worktrees"
 )
 
 // Config configures an Engine.
@@ -94,10 +99,15 @@ type Engine struct {
 	cancel context.CancelFunc
 	tasks  tasks
 
-	recoverySlots chan struct{} // bounds the recoveries under way
-	busy          atomic.Int64  // recoveries and notifications under way
-	stats         statsState    // the CPU and memory sampler (stats.go)
-	mon           monitors      // every project's watchdog and stale check (monitor.go)
+	recoverySlots chan struct{}        // bounds the recoveries under way
+	busy          atomic.Int64         // recoveries and notifications under way
+	stats         *stats.Sampler       // the CPU and memory sampler (package stats)
+	budget        *budget.Budgets      // the budgets (package budget)
+	needs         *needsyou.Needs      // waits, acknowledgments (package needsyou)
+	wt            *worktrees.Worktrees // agents' worktrees (package worktrees)
+	queues        *queue.Queues        // run queues and pauses (package queue)
+	hooks         []any                // the features hung on the lifecycle (hooks.go)
+	mon           monitors             // every project's watchdog and stale check (monitor.go)
 
 	timerMu sync.Mutex
 	armed   map[*armed]struct{} // timers not yet run or stopped
@@ -120,19 +130,20 @@ type Engine struct {
 	priv     []string
 	apiURL   string // where the API listens (guarded by mu), told to agents
 
-	hookLimit hookLimits   // agents' hooks, rate-limited (hookrate.go)
-	disk      diskState    // the data folder's free space, and writes that wait for it (disk.go)
-	ans       answersState // agents' questions and kept rules (answers.go)
-	usage     usageState   // agents waiting for a usage limit's reset (usage.go)
-	hooksOut  webhookState // notifications to webhook channels (webhooks.go)
+	disk     diskState    // the data folder's free space, and writes that wait for it (disk.go)
+	ans      answersState // agents' questions and kept rules (answers.go)
+	usage    usageState   // agents waiting for a usage limit's reset (usage.go)
+	hooksOut webhookState // notifications to webhook channels (webhooks.go)
 
-	hooks testHooks
+	testHooks testHooks
 }
 
 // testHooks let tests stop the engine at a chosen point of a path that is
 // otherwise a matter of timing. All nil outside tests.
 type testHooks struct {
-	afterStaleKill func(agentID string) // stale recovery: group killed and recorded, not yet resumed
+	afterStaleKill func(agentID string)   // stale recovery: group killed and recorded, not yet resumed
+	loading        func(projectID string) // a project's load has begun
+	closing        func()                 // Close is about to wait for the engine's tasks
 }
 
 // tasks tracks every goroutine and timer callback of the engine, so that
@@ -292,6 +303,14 @@ func New(cfg Config) (*Engine, error) {
 		recoverySlots: make(chan struct{}, cfg.Recoveries),
 		projects:      map[string]*project{}, live: map[*run]*agent{}, armed: map[*armed]struct{}{}}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
+	e.stats = stats.New(core{e})
+	e.budget = budget.New(core{e}, cfg.Logger)
+	e.needs = needsyou.New(core{e}, cfg.Logger)
+	e.wt = worktrees.New(e.ctx, core{e}, cfg.Logger, worktreeRoot(cfg))
+	e.queues = queue.New(core{e}, cfg.Logger)
+	// The lifecycle hooks, in the order they are called (hooks.go): the
+	// hooks a Claude Code run gets go before its budget's limits.
+	e.hooks = []any{e.needs, e.budget, e.wt}
 	window := cfg.NotifyWindow
 	if window == 0 {
 		window = time.Minute
@@ -331,6 +350,9 @@ func (e *Engine) Close() {
 		e.stopMonitor(p)
 		for _, a := range p.list() {
 			a.mu.Lock()
+			// A start under way is let finish (its shim's hello is bounded):
+			// its agent runs on, recorded, for the next engine.
+			e.awaitStart(context.Background(), a)
 			a.end()
 			if a.run != nil {
 				a.run.stopTimers()
@@ -340,7 +362,12 @@ func (e *Engine) Close() {
 		}
 	}
 	if e.files != nil {
-		_ = e.files.Close() // no call starts after; one under way is a task
+		if err := e.files.Close(); err != nil { // no call starts after; one under way is a task
+			e.log.Warn().Err(err).Msg("cannot close the file watch")
+		}
+	}
+	if h := e.testHooks.closing; h != nil {
+		h()
 	}
 	e.tasks.close()
 	e.runner.Close() // after the tasks: none starts a shim any more

@@ -18,6 +18,7 @@ import (
 
 	"shepherd/backend/lifecycle"
 	"shepherd/backend/procid"
+	"shepherd/internal/testutil"
 )
 
 // TC-001: create → not_started, start → running, stop → stopped.
@@ -42,7 +43,7 @@ func TestTC001StartStopCycle(t *testing.T) {
 	if sid, _ := unix.Getsid(r.PID); sid != r.ShimPID {
 		t.Fatalf("agent session %d, want the shim's %d", sid, r.ShimPID)
 	}
-	waitFor(t, "log line", 2*time.Second, func() bool {
+	testutil.Eventually(t, "log line", func() bool {
 		b, _ := h.e.LogTail(h.project.ID, "a", 10)
 		return strings.Contains(string(b), "hello")
 	})
@@ -97,7 +98,7 @@ func TestExitsSeenAtOnce(t *testing.T) {
 		t.Run(tc.id, func(t *testing.T) {
 			h.create(withID(tc.id, sh(tc.script)))
 			h.start(tc.id)
-			r := h.waitStatus(tc.id, tc.status, 5*time.Second)
+			r := h.waitStatus(tc.id, tc.status)
 			if r.ExitReason != tc.reason || r.Signal != tc.signal || r.Error != tc.errText {
 				t.Fatalf("got reason %q signal %q error %q", r.ExitReason, r.Signal, r.Error)
 			}
@@ -254,7 +255,7 @@ func TestTC004ConcurrentStarts(t *testing.T) {
 	if n := strings.Count(h.events(), `"to":"running"`); n != 1 {
 		t.Fatalf("%d runs started, want 1", n)
 	}
-	waitFor(t, "log", 2*time.Second, func() bool {
+	testutil.Eventually(t, "log", func() bool {
 		b, _ := h.e.LogTail(h.project.ID, "a", 10)
 		return strings.Count(string(b), "started") == 1
 	})
@@ -266,7 +267,7 @@ func TestStopStubbornWithGrandchild(t *testing.T) {
 	h := newHarness(t)
 	h.create(withID("stub", sh(`trap "" TERM; sleep 300 & sleep 300 & echo ready; wait`)))
 	r := h.start("stub")
-	waitFor(t, "grandchildren", 2*time.Second, func() bool { return len(groupMembers(r.PID)) >= 3 })
+	testutil.Eventually(t, "grandchildren", func() bool { return len(groupMembers(r.PID)) >= 3 })
 	members := groupMembers(r.PID)
 	g := 300 * time.Millisecond
 	t0 := time.Now()
@@ -306,8 +307,8 @@ func TestLeftoversStoppedAfterMainExits(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "escaped.pid")
 	h.create(withID("a", sh(`sleep 300 & setsid sleep 300 & echo $! > `+pidFile+`; sleep 0.2; exit 0`)))
 	r := h.start("a")
-	r = h.waitStatus("a", lifecycle.Completed, 5*time.Second)
-	waitFor(t, "group gone", 5*time.Second, func() bool { return !procid.GroupAlive(r.PID) })
+	r = h.waitStatus("a", lifecycle.Completed)
+	testutil.Eventually(t, "group gone", func() bool { return !procid.GroupAlive(r.PID) })
 	b, err := os.ReadFile(pidFile)
 	if err != nil {
 		t.Fatal(err)
@@ -316,7 +317,7 @@ func TestLeftoversStoppedAfterMainExits(t *testing.T) {
 	if escaped <= 0 {
 		t.Fatalf("pid file %q", b)
 	}
-	waitFor(t, "escaped descendant gone", 5*time.Second, func() bool { return !procid.Alive(escaped) })
+	testutil.Eventually(t, "escaped descendant gone", func() bool { return !procid.Alive(escaped) })
 }
 
 // Layer 2: timeoutSec elapsed (on an injected clock) → timed_out → graceful
@@ -334,7 +335,7 @@ func TestTimeout(t *testing.T) {
 		t.Fatalf("before the timeout: %s", s)
 	}
 	clk.Advance(time.Second)
-	r := h.waitStatus("slow", lifecycle.Stopped, 5*time.Second)
+	r := h.waitStatus("slow", lifecycle.Stopped)
 	if r.ExitReason != lifecycle.ReasonTimedOut || r.Error != "Timed out after 60 s" || r.Desired != lifecycle.DesiredStopped {
 		t.Fatalf("reason %s error %q desired %s", r.ExitReason, r.Error, r.Desired)
 	}
@@ -416,7 +417,7 @@ func TestFilesArePrivate(t *testing.T) {
 	h := newHarness(t)
 	h.create(withID("a", sh("echo x")))
 	h.start("a")
-	h.waitStatus("a", lifecycle.Completed, 5*time.Second)
+	h.waitStatus("a", lifecycle.Completed)
 	dir := h.e.Store().AgentDir(h.project.ID, "a")
 	for _, f := range []string{"record.json", "agent.log", "exit.json", "run.json"} {
 		fi, err := os.Stat(filepath.Join(dir, f))
@@ -460,7 +461,7 @@ func TestRefusedTransitionThroughEngine(t *testing.T) {
 	h := newHarness(t, func(c *Config) { c.Logger = zerolog.New(&logBuf) })
 	h.create(withID("a", sh("exit 0")))
 	h.start("a")
-	h.waitStatus("a", lifecycle.Completed, 5*time.Second)
+	h.waitStatus("a", lifecycle.Completed)
 	_, a, _ := h.e.agent(h.project.ID, "a")
 	a.mu.Lock()
 	err := h.e.apply(a, lifecycle.Running, "test", nil)
@@ -498,7 +499,7 @@ func TestStdinIsDevNull(t *testing.T) {
 	h := newHarness(t)
 	h.create(withID("reader", sh(`n=$(cat | wc -c); echo "read $n bytes"; ls -l /proc/self/fd/0 2>/dev/null | grep -o '/dev/null' || readlink /proc/$$/fd/0`)))
 	h.start("reader")
-	r := h.waitStatus("reader", lifecycle.Completed, 5*time.Second)
+	r := h.waitStatus("reader", lifecycle.Completed)
 	b, _ := os.ReadFile(r.LogPath)
 	if !strings.Contains(string(b), "read 0 bytes") || !strings.Contains(string(b), "/dev/null") {
 		t.Fatalf("log:\n%s", b)

@@ -11,6 +11,7 @@ import (
 	"shepherd/backend/procid"
 	"shepherd/backend/shim"
 	"shepherd/backend/store"
+	"shepherd/backend/supervisor/figures"
 )
 
 // watchExit is layer 1: it waits for the agent's process to end (the shim's
@@ -51,17 +52,7 @@ func (e *Engine) holdSlotWhileShimLives(a *agent, shimPID int, shimStart int64) 
 
 // holdSlot takes one slot of p's run queue; the func it returns gives the
 // slot back, to the queue.
-func (e *Engine) holdSlot(p *project) (release func()) {
-	p.mu.Lock()
-	p.draining++
-	p.mu.Unlock()
-	return func() {
-		p.mu.Lock()
-		p.draining--
-		p.mu.Unlock()
-		e.kickQueue(p)
-	}
-}
+func (e *Engine) holdSlot(p *project) (release func()) { return e.queues.Drain(&p.q) }
 
 // waitShimEnd waits until a's shim has ended, bounded by the time a shim
 // takes at most to stop the agent's leftovers (its grace, then a few
@@ -129,7 +120,7 @@ func (e *Engine) onExit(a *agent, rn *run, st *shim.ExitStatus) {
 		r.ExitReason, r.Error = o.reason, o.msg
 		setExit(r, st, now)
 		r.LastActivityAt = rn.activityAt()
-		fig, counted = countRun(r, rn.resultNow(), now)
+		fig, counted = figures.Count(r, rn.resultNow(), now)
 	}})
 	if err != nil {
 		return // the watchdog finds the run gone and records it

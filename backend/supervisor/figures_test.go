@@ -5,9 +5,9 @@ import (
 	"math"
 	"strings"
 	"testing"
-	"time"
 
 	"shepherd/backend/lifecycle"
+	"shepherd/internal/testutil"
 )
 
 // Two runs and a resume of the fake Claude add up exactly; the totals and
@@ -16,16 +16,16 @@ import (
 func TestRunFiguresAddUp(t *testing.T) {
 	h := newClaudeHarness(t)
 	h.claude("a", "success", "success")
-	h.waitStatus("a", lifecycle.Completed, 5*time.Second)
+	h.waitStatus("a", lifecycle.Completed)
 	h.start("a")
-	waitFor(t, "second run", 5*time.Second, func() bool {
+	testutil.Eventually(t, "second run", func() bool {
 		r := h.get("a")
 		return r.Status == lifecycle.Completed && r.Totals != nil && r.Totals.Runs == 2
 	})
 	if _, err := h.e.ResumeAgent(context.Background(), h.project.ID, "a"); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the resume", 5*time.Second, func() bool { r := h.get("a"); return r.Status == lifecycle.Completed && r.Totals.Runs == 3 })
+	testutil.Eventually(t, "the resume", func() bool { r := h.get("a"); return r.Status == lifecycle.Completed && r.Totals.Runs == 3 })
 	check := func(e *Engine, when string) {
 		r, _ := e.GetAgent(h.project.ID, "a")
 		tot, last := r.Totals, r.LastResult

@@ -18,6 +18,7 @@ import (
 	"shepherd/backend/proc"
 	"shepherd/backend/procid"
 	"shepherd/backend/store"
+	"shepherd/internal/testutil"
 )
 
 // After Close, no goroutine of the engine is left: not the exit watchers of
@@ -35,9 +36,9 @@ func TestCloseLeavesNoGoroutine(t *testing.T) {
 	for _, id := range []string{"short", "slow", "loop", "timeout"} {
 		h.start(id)
 	}
-	h.waitStatus("short", lifecycle.Completed, 5*time.Second)
+	h.waitStatus("short", lifecycle.Completed)
 	h.waitLog("slow", "ready")
-	waitFor(t, "a pending restart", 5*time.Second, func() bool { return h.get("loop").NextRestartAt != nil })
+	testutil.Eventually(t, "a pending restart", func() bool { return h.get("loop").NextRestartAt != nil })
 
 	// A run whose end the watchdog records (its watcher is blind).
 	h.create(withID("blind", sh("exec sleep 300")))
@@ -47,17 +48,17 @@ func TestCloseLeavesNoGoroutine(t *testing.T) {
 	a.run = newRun(h.e.runner.Attach(a.run.p.Identity))
 	a.mu.Unlock()
 	syscall.Kill(r.PID, syscall.SIGKILL)
-	waitFor(t, "process gone", 3*time.Second, func() bool { return !procid.Alive(r.PID) })
+	testutil.Eventually(t, "process gone", func() bool { return !procid.Alive(r.PID) })
 	h.e.WatchdogNow(h.project.ID)
 	h.e.WatchdogNow(h.project.ID)
-	h.waitStatus("blind", lifecycle.Failed, 5*time.Second)
+	h.waitStatus("blind", lifecycle.Failed)
 
 	stopping := make(chan struct{})
 	go func() {
 		defer close(stopping)
 		h.e.StopAgent(context.Background(), h.project.ID, "slow", nil) // grace on the fake clock: waits
 	}()
-	h.waitStatus("slow", lifecycle.Stopping, 5*time.Second)
+	h.waitStatus("slow", lifecycle.Stopping)
 	h.e.Close()
 	<-stopping // the stop gave up when the engine closed
 	if got := h.diskRecord("slow").Status; got != lifecycle.Stopping {
@@ -71,11 +72,11 @@ func TestCloseLeavesNoGoroutine(t *testing.T) {
 func TestRemoveDuringStaleRecovery(t *testing.T) {
 	h := newClaudeHarness(t)
 	removed := make(chan error, 1)
-	h.e.hooks.afterStaleKill = func(id string) {
+	h.e.testHooks.afterStaleKill = func(id string) {
 		removed <- h.e.RemoveAgent(context.Background(), h.project.ID, id, true, false)
 	}
 	h.claude("a", "silent", "success")
-	h.waitSession("a", "sess-1")
+	h.waitSession("a", sess(1))
 	h.goStale()
 	if err := <-removed; err != nil {
 		t.Fatalf("remove during recovery: %v", err)
@@ -83,7 +84,7 @@ func TestRemoveDuringStaleRecovery(t *testing.T) {
 	dir := h.e.Store().AgentDir(h.project.ID, "a")
 	// The recovery has gone on past the hook: wait for it to end (its flag
 	// is cleared last), then look.
-	waitFor(t, "recovery over", 5*time.Second, func() bool { return len(h.e.recoverySlots) == 0 })
+	testutil.Eventually(t, "recovery over", func() bool { return len(h.e.recoverySlots) == 0 })
 	if _, err := os.Stat(filepath.Join(dir, "record.json")); !os.IsNotExist(err) {
 		t.Fatalf("record.json of a removed agent: %v", err)
 	}
@@ -107,7 +108,7 @@ func TestNoTimerOutlivesClose(t *testing.T) {
 	h.create(AgentSpec{ID: "timeout", Command: "/bin/sh", Args: []string{"-c", "sleep 300"}, TimeoutSec: 3600})
 	h.start("loop")
 	h.start("timeout")
-	waitFor(t, "a pending restart", 5*time.Second, func() bool { return h.get("loop").NextRestartAt != nil })
+	testutil.Eventually(t, "a pending restart", func() bool { return h.get("loop").NextRestartAt != nil })
 	h.e.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
@@ -136,10 +137,10 @@ func TestSlowRecoveryDoesNotDelayChecks(t *testing.T) {
 	h.create(AgentSpec{ID: "stubborn", Command: "/bin/sh", Args: []string{"-c", `trap "" TERM; echo DONE; while :; do sleep 1; done`},
 		CompletionPattern: "DONE", StaleCheck: store.Ptr(true), OnStale: store.OnStaleResume, GraceSec: 3600})
 	h.start("stubborn")
-	waitFor(t, "log written", 5*time.Second, func() bool { return logtail.Size(h.get("stubborn").LogPath) > 0 })
+	testutil.Eventually(t, "log written", func() bool { return logtail.Size(h.get("stubborn").LogPath) > 0 })
 	h.e.PollLogsNow()
 	h.clk.Advance(11 * time.Second)
-	waitFor(t, "stale recovery under way", 5*time.Second, func() bool {
+	testutil.Eventually(t, "stale recovery under way", func() bool {
 		return strings.Contains(h.events(), `"action":"completed"`)
 	})
 
@@ -151,8 +152,8 @@ func TestSlowRecoveryDoesNotDelayChecks(t *testing.T) {
 	a.run = newRun(h.e.runner.Attach(a.run.p.Identity))
 	a.mu.Unlock()
 	syscall.Kill(r.PID, syscall.SIGKILL)
-	waitFor(t, "process gone", 3*time.Second, func() bool { return !procid.Alive(r.PID) })
-	waitFor(t, "orphan found by the watchdog's timer", 5*time.Second, func() bool {
+	testutil.Eventually(t, "process gone", func() bool { return !procid.Alive(r.PID) })
+	testutil.Eventually(t, "orphan found by the watchdog's timer", func() bool {
 		h.clk.Advance(time.Second)
 		return h.get("blind").Status == lifecycle.Failed
 	})
@@ -188,7 +189,7 @@ func TestStopGraceOnEngineClock(t *testing.T) {
 		r, err := h.e.StopAgent(context.Background(), h.project.ID, "a", nil)
 		got <- res{r, err}
 	}()
-	h.waitStatus("a", lifecycle.Stopping, 5*time.Second)
+	h.waitStatus("a", lifecycle.Stopping)
 	// The stop waits on the clock; its timer is one of the clock's waiters.
 	select {
 	case r := <-got:
@@ -281,7 +282,7 @@ func TestFailedSpawnRevertsToPreviousStatus(t *testing.T) {
 	os.WriteFile(bad, []byte("\x7fELF garbage"), 0o700) // executable bit, not executable
 	h.create(AgentSpec{ID: "a", Command: "/bin/sh", Args: []string{"-c", "exit 0"}})
 	h.start("a")
-	h.waitStatus("a", lifecycle.Completed, 5*time.Second)
+	h.waitStatus("a", lifecycle.Completed)
 	if _, err := h.e.UpdateAgent(h.project.ID, AgentSpec{ID: "a", Command: bad}); err != nil {
 		t.Fatal(err)
 	}

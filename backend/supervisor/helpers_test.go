@@ -21,6 +21,7 @@ import (
 	"shepherd/backend/procid"
 	"shepherd/backend/shim"
 	"shepherd/backend/store"
+	"shepherd/internal/testutil"
 )
 
 var shimPath, fakeClaude, fakeCodex, sbProbe string
@@ -157,12 +158,7 @@ func killAgents(t *testing.T, e *Engine) {
 	}
 	// The shims write exit.json after the kill; let them finish before the
 	// test's folders are removed.
-	deadline := time.Now().Add(3 * time.Second)
-	for _, s := range shims {
-		for procid.Alive(s) && time.Now().Before(deadline) {
-			time.Sleep(5 * time.Millisecond)
-		}
-	}
+	testutil.WaitGone(shims...)
 }
 
 func (h *harness) create(spec AgentSpec) *store.Record {
@@ -196,16 +192,16 @@ func (h *harness) get(id string) *store.Record {
 }
 
 // waitStatus polls the engine until the agent has status want.
-func (h *harness) waitStatus(id string, want lifecycle.Status, within time.Duration) *store.Record {
+func (h *harness) waitStatus(id string, want lifecycle.Status) *store.Record {
 	h.t.Helper()
-	deadline := time.Now().Add(within)
+	deadline := time.Now().Add(testutil.Patience)
 	for {
 		r := h.get(id)
 		if r.Status == want {
 			return r
 		}
 		if time.Now().After(deadline) {
-			h.t.Fatalf("agent %s: status %s after %s, want %s (error %q)", id, r.Status, within, want, r.Error)
+			h.t.Fatalf("agent %s: status %s after %s, want %s (error %q)", id, r.Status, testutil.Patience, want, r.Error)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -215,7 +211,7 @@ func (h *harness) waitStatus(id string, want lifecycle.Status, within time.Durat
 // ready, e.g. its signal traps are set).
 func (h *harness) waitLog(id, text string) {
 	h.t.Helper()
-	waitFor(h.t, id+" to log "+text, 5*time.Second, func() bool {
+	testutil.Eventually(h.t, id+" to log "+text, func() bool {
 		b, _ := os.ReadFile(h.get(id).LogPath)
 		return strings.Contains(string(b), text)
 	})
@@ -283,17 +279,6 @@ func groupMembers(pgid int) []int {
 		}
 	}
 	return out
-}
-
-func waitFor(t *testing.T, what string, within time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", within, what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 }
 
 // settle waits until every timer due by now has run and no recovery or

@@ -46,7 +46,9 @@ func (e *Engine) scheduleRestart(a *agent) bool {
 			n = 0
 		}
 		next := now.Add(backoff(n))
-		if err := e.update(a, func(r *store.Record) {
+		// The backoff holds in memory when the disk is full (and is written
+		// when it can be): a crash loop never restarts faster for it.
+		if err := e.updateNow(a, func(r *store.Record) {
 			r.RestartFailureCount = n + 1
 			r.NextRestartAt = &next
 		}); err != nil {
@@ -74,6 +76,9 @@ func ranStable(r *store.Record) bool {
 func (e *Engine) keepAliveRestart(a *agent, gen int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if !e.awaitStart(e.ctx, a) { // another start (the user's) is under way: its end decides
+		return
+	}
 	if gen != a.restartGen {
 		return // cancelled (or re-armed) after this timer fired
 	}
@@ -84,7 +89,9 @@ func (e *Engine) keepAliveRestart(a *agent, gen int) {
 	err := e.launch(a, actKeepAlive)
 	if err != nil {
 		e.log.Warn().Err(err).Str("agent", a.rec.ID).Msg("keep-alive restart failed")
-		_ = e.update(a, func(r *store.Record) { r.NextRestartAt = nil })
+		// In memory whatever the disk says: a restart time left set would be
+		// taken for a pending one and tried again at once.
+		e.updateNow(a, func(r *store.Record) { r.NextRestartAt = nil })
 		e.scheduleRestart(a)
 	}
 }
@@ -108,7 +115,7 @@ func (e *Engine) armStable(a *agent, rn *run) {
 		a.mu.Lock()
 		defer a.mu.Unlock()
 		if a.run == rn && a.rec.Status == lifecycle.Running && a.rec.RestartFailureCount != 0 {
-			_ = e.update(a, func(r *store.Record) {
+			e.updateNow(a, func(r *store.Record) {
 				r.RestartFailureCount = 0
 				if r.AckLoop != "" { // the loop the user acknowledged is over
 					r.AcknowledgedAt, r.AckLoop = nil, ""

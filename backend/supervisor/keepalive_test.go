@@ -10,6 +10,7 @@ import (
 
 	"shepherd/backend/lifecycle"
 	"shepherd/backend/notify"
+	"shepherd/internal/testutil"
 )
 
 func TestBackoff(t *testing.T) {
@@ -26,7 +27,7 @@ func TestBackoff(t *testing.T) {
 func (h *claudeHarness) waitNextRestart(id string, restarts int) time.Duration {
 	h.t.Helper()
 	var d time.Duration
-	waitFor(h.t, "restart scheduled", 5*time.Second, func() bool {
+	testutil.Eventually(h.t, "restart scheduled", func() bool {
 		r := h.get(id)
 		if r.RestartCount != restarts || r.NextRestartAt == nil || r.Status.Live() {
 			return false
@@ -72,7 +73,7 @@ func TestKeepAliveCrashLoop(t *testing.T) {
 		t.Fatalf("after engine restart: next %v (want %v) failures %d", r.NextRestartAt, pending, r.RestartFailureCount)
 	}
 	h.clk.Advance(d)
-	waitFor(t, "restart after engine restart", 5*time.Second, func() bool { return h.get("loop").RestartCount == 8 })
+	testutil.Eventually(t, "restart after engine restart", func() bool { return h.get("loop").RestartCount == 8 })
 
 	// A user stop cancels a pending restart and keep-alive leaves it alone.
 	h.waitNextRestart("loop", 8)
@@ -105,13 +106,13 @@ func TestKeepAliveStableRunResetsBackoff(t *testing.T) {
 	}
 	// This run stays up: the marker is gone.
 	writeMarker(false)
-	waitFor(t, "running", 5*time.Second, func() bool { return h.get("svc").RestartCount == 3 && h.get("svc").Status == lifecycle.Running })
+	testutil.Eventually(t, "running", func() bool { return h.get("svc").RestartCount == 3 && h.get("svc").Status == lifecycle.Running })
 	// Not the first crashes' marker: let the run start before recreating it.
 	if r := h.get("svc"); r.RestartFailureCount != 3 {
 		t.Fatalf("failures %d", r.RestartFailureCount)
 	}
 	h.clk.Advance(61 * time.Second)
-	waitFor(t, "backoff reset", 5*time.Second, func() bool { return h.get("svc").RestartFailureCount == 0 })
+	testutil.Eventually(t, "backoff reset", func() bool { return h.get("svc").RestartFailureCount == 0 })
 	writeMarker(true)
 	if d := h.waitNextRestart("svc", 3); d.Round(time.Second) != 2*time.Second {
 		t.Fatalf("after a stable run the delay is %s, want 2s", d)
@@ -141,7 +142,7 @@ func TestCrashLoopStormIsCalm(t *testing.T) {
 		t.Fatalf("attention %q", r.Attention)
 	}
 	h.clk.Advance(30 * time.Second) // the minute ends
-	waitFor(t, "the storm's summary", 5*time.Second, func() bool { return len(h.rec.notes(notify.KindFailed)) == 2 })
+	testutil.Eventually(t, "the storm's summary", func() bool { return len(h.rec.notes(notify.KindFailed)) == 2 })
 	if n := h.rec.notes(notify.KindFailed)[1]; n.Title != "loop failed 4 more times in 1 min" {
 		t.Fatalf("summary %+v", n)
 	}
@@ -201,9 +202,9 @@ func TestAckedCrashLoopEndsWithTheLoop(t *testing.T) {
 	}
 	removeFile(marker)
 	h.clk.Advance(d)
-	waitFor(t, "running", 5*time.Second, func() bool { return h.get("svc").Status == lifecycle.Running })
+	testutil.Eventually(t, "running", func() bool { return h.get("svc").Status == lifecycle.Running })
 	h.clk.Advance(61 * time.Second)
-	waitFor(t, "the loop over", 5*time.Second, func() bool { return h.get("svc").RestartFailureCount == 0 })
+	testutil.Eventually(t, "the loop over", func() bool { return h.get("svc").RestartFailureCount == 0 })
 	if r := h.get("svc"); r.AckLoop != "" || r.AcknowledgedAt != nil {
 		t.Fatalf("the acknowledgment outlived the loop: %q %v", r.AckLoop, r.AcknowledgedAt)
 	}

@@ -9,11 +9,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"shepherd/backend/lifecycle"
 	"shepherd/backend/store"
+	"shepherd/backend/supervisor/worktrees"
 	"shepherd/backend/workspace"
+	"shepherd/internal/testutil"
 )
 
 // The merge takes what the Diff shows: what the agent left uncommitted is
@@ -23,7 +24,7 @@ func TestMergeWorktreeTakesUncommittedWork(t *testing.T) {
 	h, repo := gitHarness(t)
 	h.create(worktreeSpec("wip", `echo "from the agent" > shared.txt && echo draft > notes.md`))
 	h.start("wip")
-	h.waitStatus("wip", lifecycle.Completed, 10*time.Second)
+	h.waitStatus("wip", lifecycle.Completed)
 	ctx := context.Background()
 	plan, err := h.e.WorktreeMergePlan(ctx, h.project.ID, "wip")
 	if err != nil || len(plan.Uncommitted) != 2 || plan.Identity != "The User <user@example.com>" || plan.Blocked != "" {
@@ -47,14 +48,14 @@ func TestMergeWorktreeTakesUncommittedWork(t *testing.T) {
 			t.Fatalf("no %s event", ev)
 		}
 	}
-	waitFor(t, "the worktree looked at again", 5*time.Second, func() bool {
+	testutil.Eventually(t, "the worktree looked at again", func() bool {
 		w := h.get("wip").Workspace
 		return !w.Dirty && w.Ahead == 0
 	})
 
 	h.create(worktreeSpec("live", "exec sleep 300"))
 	h.start("live")
-	h.waitStatus("live", lifecycle.Running, 5*time.Second)
+	h.waitStatus("live", lifecycle.Running)
 	_, err = h.e.MergeWorktree(ctx, h.project.ID, "live", "")
 	wantKind(t, err, ErrIsRunning, "stop it or wait for its run to end")
 	if plan, _ := h.e.WorktreeMergePlan(ctx, h.project.ID, "live"); !strings.Contains(plan.Running, "is running") || plan.Blocked != "" {
@@ -91,14 +92,14 @@ func TestAskToResolveResumesTheAgentWithTheConflicts(t *testing.T) {
 	spec.ResumeArgs = []string{"-c", `printf 'PROMPT: %s\n' "$1"; case "$1" in *shared.txt*) echo "agent and user" > shared.txt;; esac`, "sh", "{prompt}"}
 	h.create(spec)
 	h.start("fixer")
-	h.waitStatus("fixer", lifecycle.Completed, 10*time.Second)
+	h.waitStatus("fixer", lifecycle.Completed)
 	conflictSetup(t, h, repo, "fixer")
 
 	res, err := h.e.AskToResolve(context.Background(), h.project.ID, "fixer", "")
 	if err != nil || !slices.Equal(res.Conflicts, []string{"shared.txt"}) || res.Clean || !strings.Contains(res.Instruction, "conflict: shared.txt") || res.Status == "" {
 		t.Fatalf("ask: %+v, %v", res, err)
 	}
-	h.waitStatus("fixer", lifecycle.Completed, 10*time.Second)
+	h.waitStatus("fixer", lifecycle.Completed)
 	h.waitLog("fixer", "PROMPT: Shepherd is merging the base branch main into your branch shepherd/fixer")
 	if r := h.get("fixer"); r.ResumePrompt != "" || r.ResumeCount != 1 {
 		t.Fatalf("after the resume: prompt %q, resumes %d", r.ResumePrompt, r.ResumeCount)
@@ -106,7 +107,7 @@ func TestAskToResolveResumesTheAgentWithTheConflicts(t *testing.T) {
 	if !strings.Contains(h.events(), `"event":"worktree:resolve-asked"`) {
 		t.Fatal("no worktree:resolve-asked event")
 	}
-	waitFor(t, "the worktree seen merging, resolved", 5*time.Second, func() bool {
+	testutil.Eventually(t, "the worktree seen merging, resolved", func() bool {
 		w := h.get("fixer").Workspace
 		return w.Merging && len(w.Conflicts) == 0
 	})
@@ -134,14 +135,14 @@ func TestAskToResolveClaudeGetsThePrompt(t *testing.T) {
 		Env:        map[string]string{"FAKE_CLAUDE_MODE": "success", "FAKE_CLAUDE_RECORD": rec}, GraceSec: 2,
 		Workspace: &workspace.Workspace{Worktree: true}})
 	h.start("cc")
-	h.waitStatus("cc", lifecycle.Completed, 10*time.Second)
+	h.waitStatus("cc", lifecycle.Completed)
 	os.WriteFile(filepath.Join(r.Workspace.Path, "shared.txt"), []byte("claude\n"), 0o644) // what it wrote
 	conflictSetup(t, h, repo, "cc")
 	res, err := h.e.AskToResolve(context.Background(), h.project.ID, "cc", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.waitStatus("cc", lifecycle.Completed, 10*time.Second)
+	h.waitStatus("cc", lifecycle.Completed)
 	b, _ := os.ReadFile(rec)
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	var call struct {
@@ -164,7 +165,7 @@ func TestAskToResolveRefusedBeforeAnything(t *testing.T) {
 	spec.ResumeArgs = []string{"-c", "true"}
 	r := h.create(spec)
 	h.start("plain")
-	h.waitStatus("plain", lifecycle.Completed, 10*time.Second)
+	h.waitStatus("plain", lifecycle.Completed)
 	conflictSetup(t, h, repo, "plain")
 	_, err := h.e.AskToResolve(context.Background(), h.project.ID, "plain", "")
 	wantKind(t, err, ErrNotResumable, "cannot be given an instruction")
@@ -187,8 +188,8 @@ func TestWorktreeWatchSeesCommitsAndBaseMoves(t *testing.T) {
 	r := h.create(worktreeSpec("w", "true"))
 	seen := func(what string, ok func(w *workspace.Workspace) bool) {
 		t.Helper()
-		waitFor(t, what, 10*time.Second, func() bool {
-			clk.Advance(worktreeSettle)
+		testutil.Eventually(t, what, func() bool {
+			clk.Advance(worktrees.Settle)
 			return ok(h.get("w").Workspace)
 		})
 	}

@@ -1,6 +1,7 @@
 package supervisor
 
 import (
+	"errors"
 	"sync"
 	"syscall"
 	"time"
@@ -16,12 +17,17 @@ import (
 // monitor is a loaded project's watchdog (layer 3) and stale check: when
 // each is next due. One engine-wide timer (monitors) is armed for the
 // earliest of every project's deadlines, so an idle engine wakes once for
-// all the passes due together, not once per project and kind. A pass only
-// looks: what it finds is handed to recovery tasks, so a slow recovery never
+// all the passes due together, not once per project and kind. Each
+// project's passes due at a wakeup run as a task of their own, one after
+// the other; one that waits — on an agent an operation holds — is left to
+// end on its own after passPatience, so it delays no other project's
+// passes (monitorTick). A pass only looks:
+// what it finds is handed to recovery tasks, so a slow recovery never
 // delays a check.
 type monitor struct {
 	p       *project
 	stopped bool      // under monitors.mu
+	running bool      // a pass of the project is under way (under monitors.mu): the next one due waits for its end
 	watchAt time.Time // the next watchdog pass (engine clock), under monitors.mu
 	staleAt time.Time // the next stale check, under monitors.mu
 	// The intervals the deadlines were set with, under monitors.mu.
@@ -38,6 +44,11 @@ type monitors struct {
 	due   time.Time
 	armed int // counts the timers armed: a tick that is not the last one armed leaves timer alone
 }
+
+// passPatience is how long (real time) a wakeup waits for one project's
+// passes before it goes on with the next project's: far more than a pass
+// over a project's agents takes (a few milliseconds for a hundred).
+const passPatience = 250 * time.Millisecond
 
 func secs(n int) time.Duration { return time.Duration(n) * time.Second }
 
@@ -122,12 +133,19 @@ func (e *Engine) armMonitors() {
 	e.mon.timer = e.after(e.ctx, max(next.Sub(e.clock.Now()), 0), func() { e.monitorTick(n) })
 }
 
-// monitorTick runs every pass due by now, then arms the timer for the next
-// deadline.
+// monitorTick runs every project's passes due by now, one project after
+// the other, each as a task of its own: a project's pass that has not ended
+// after passPatience (it waits on an agent an operation holds) is left to
+// end on its own and the next project's passes go on — a waiting project
+// delays no other, and otherwise one pass runs at a time, on one thread. A
+// project whose last pass is still under way gets its next one when that
+// ends (due again at once), not a second one beside it. Then the timer is
+// armed for the next deadline, the data folder's space looked at and
+// AfterPasses called.
 func (e *Engine) monitorTick(n int) {
 	type pass struct {
-		m        *monitor
-		watchdog bool
+		m               *monitor
+		watchdog, stale bool
 	}
 	now := e.clock.Now()
 	var due []pass
@@ -136,45 +154,63 @@ func (e *Engine) monitorTick(n int) {
 		e.mon.timer = nil
 	}
 	for m := range e.mon.all {
-		if !m.watchAt.After(now) {
-			due = append(due, pass{m, true})
-		}
-		if !m.staleAt.After(now) {
-			due = append(due, pass{m, false})
-		}
-	}
-	e.mon.mu.Unlock()
-	for _, d := range due {
-		e.mon.mu.Lock()
-		stopped := d.m.stopped
-		e.mon.mu.Unlock()
-		if stopped {
+		d := pass{m: m, watchdog: !m.watchAt.After(now), stale: !m.staleAt.After(now)}
+		if !d.watchdog && !d.stale || m.running {
 			continue
 		}
+		m.running = true
+		// Next due the project's interval after this wakeup.
 		if d.watchdog {
-			e.watchdog(d.m.p)
-		} else {
-			e.staleCheck(d.m.p)
+			m.watchAt = now.Add(m.watchEvery)
 		}
-		// Next due the project's current interval after this wakeup.
-		s := e.settingsOf(d.m.p.info.ID)
-		e.mon.mu.Lock()
-		if d.watchdog {
-			d.m.watchEvery = secs(s.WatchdogIntervalSec)
-			d.m.watchAt = now.Add(d.m.watchEvery)
-		} else {
-			d.m.staleEvery = secs(s.StaleCheckIntervalSec)
-			d.m.staleAt = now.Add(d.m.staleEvery)
+		if d.stale {
+			m.staleAt = now.Add(m.staleEvery)
 		}
-		e.mon.mu.Unlock()
+		due = append(due, d)
 	}
-	e.mon.mu.Lock()
 	e.armMonitors()
 	e.mon.mu.Unlock()
-	if len(due) > 0 {
-		e.checkDisk() // one statfs on a wakeup the engine has anyway
+	if len(due) == 0 {
+		return
 	}
-	if e.cfg.AfterPasses != nil && len(due) > 0 {
+	for _, d := range due {
+		done := make(chan struct{})
+		ok := e.transient(func() {
+			defer close(done)
+			defer func() {
+				e.mon.mu.Lock()
+				d.m.running = false
+				e.mon.mu.Unlock()
+			}()
+			e.mon.mu.Lock()
+			stopped := d.m.stopped
+			e.mon.mu.Unlock()
+			if stopped {
+				return
+			}
+			if d.watchdog {
+				e.watchdog(d.m.p)
+			}
+			if d.stale {
+				e.staleCheck(d.m.p)
+			}
+		})
+		if !ok {
+			return // closing
+		}
+		t := time.NewTimer(passPatience)
+		select {
+		case <-done:
+		case <-t.C: // it waits: left to end on its own
+		case <-e.ctx.Done():
+		}
+		t.Stop()
+	}
+	if e.ctx.Err() != nil {
+		return
+	}
+	e.checkDisk() // one statfs on a wakeup the engine has anyway
+	if e.cfg.AfterPasses != nil {
 		e.cfg.AfterPasses()
 	}
 }
@@ -265,7 +301,9 @@ func (e *Engine) watchdog(p *project) {
 			if procid.Compare(r.PID, r.ProcessStartTime) == procid.Same {
 				e.log.Warn().Str("project", r.ProjectID).Str("agent", r.ID).Int("pid", r.PID).
 					Str("status", string(r.Status)).Msg("watchdog: process alive for a terminal agent; killing its group")
-				_ = procid.SignalGroup(r.PID, syscall.SIGKILL)
+				if err := procid.SignalGroup(r.PID, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+					e.log.Error().Err(err).Str("agent", r.ID).Int("pid", r.PID).Msg("watchdog: cannot kill the group")
+				}
 				e.appendEvent(r.ProjectID, store.Event{Time: e.clock.Now().UTC(), Event: "watchdog:kill", AgentID: r.ID,
 					Data: map[string]any{"pid": r.PID, "status": r.Status}})
 			}
@@ -306,9 +344,11 @@ func (e *Engine) orphaned(a *agent, rn *run) {
 	e.recoverDead(a, st)
 }
 
-// staleCheck looks at every running agent's log: a silent one is looked
-// at for signs of work (busy.go), and one silent past the threshold with no
-// sign of work — or busy past busyThresholdSec — is handed to recovery.
+// staleCheck looks at every running agent: a silent one is looked at for
+// signs of work (busy.go), and one silent past the threshold with no sign of
+// work — or busy past busyThresholdSec — is handed to recovery. What it
+// costs is a comparison for an agent whose activity is as it was, and a
+// read of /proc for a silent one.
 func (e *Engine) staleCheck(p *project) {
 	s := e.settingsOf(p.info.ID)
 	threshold, busyLimit := secs(s.StaleThresholdSec), secs(s.BusyThresholdSec)
@@ -319,8 +359,15 @@ func (e *Engine) staleCheck(p *project) {
 			a.mu.Unlock()
 			continue
 		}
+		watched := rn.logWatch != nil
 		a.mu.Unlock()
-		e.pollRun(a, rn) // judge by the log as it is now
+		// A watched log's growth is seen as it happens: the log is looked at
+		// here only before the agent is judged stale (so a change the
+		// notification missed cannot make it stale). A polled one is looked
+		// at every pass.
+		if !watched || e.clock.Since(rn.lastActivityTime()) >= threshold {
+			e.pollRun(a, rn) // judge by the log as it is now
+		}
 		a.mu.Lock()
 		if a.run != rn || a.recovering {
 			a.mu.Unlock()
@@ -334,7 +381,7 @@ func (e *Engine) staleCheck(p *project) {
 		}
 		// A waiting agent said why it is silent (a permission, input, a
 		// rate limit): never stale.
-		if staleChecked(a.rec) && silent >= threshold && rn.waiting == nil {
+		if staleChecked(a.rec) && silent >= threshold && rn.wait.What() == nil {
 			busyOK := rn.busy.busy && (busyLimit == 0 || silent < busyLimit)
 			if !busyOK {
 				// No CPU rate measured yet (the engine just started): measure
@@ -343,7 +390,7 @@ func (e *Engine) staleCheck(p *project) {
 				e.recover(a, func() { e.recoverStale(a, rn, silent, sample) })
 			}
 		}
-		e.showActivity(a, rn)
+		e.showActivityWith(a, rn, s)
 		a.mu.Unlock()
 	}
 }

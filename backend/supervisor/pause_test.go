@@ -12,6 +12,7 @@ import (
 	"shepherd/backend/lifecycle"
 	"shepherd/backend/procid"
 	"shepherd/backend/store"
+	"shepherd/internal/testutil"
 )
 
 func (h *claudeHarness) fakeClaude(id, mode string, env map[string]string) {
@@ -39,7 +40,7 @@ func (h *claudeHarness) log(id string) string {
 func TestPauseProjectAtSafePoint(t *testing.T) {
 	h := newClaudeHarness(t)
 	h.fakeClaude("tool", "tool", map[string]string{"FAKE_CLAUDE_TOOL_SECONDS": "2", "FAKE_CLAUDE_AFTER_TOOL": "hang"})
-	waitFor(t, "the tool call in flight", 5*time.Second, func() bool {
+	testutil.Eventually(t, "the tool call in flight", func() bool {
 		h.e.PollLogsNow()
 		return strings.Contains(h.log("tool"), "task_started")
 	})
@@ -47,7 +48,7 @@ func TestPauseProjectAtSafePoint(t *testing.T) {
 	h.create(withID("plain", sh("echo plain; exec sleep 300")))
 	before := map[string]*store.Record{"plain": h.start("plain")}
 	for _, id := range []string{"tool", "quiet"} {
-		waitFor(t, id+" session", 5*time.Second, func() bool { h.e.PollLogsNow(); return h.get(id).SessionID != "" })
+		testutil.Eventually(t, id+" session", func() bool { h.e.PollLogsNow(); return h.get(id).SessionID != "" })
 		before[id] = h.get(id)
 	}
 	if _, err := h.e.PauseProject(context.Background(), h.project.ID, "closing the lid", false); err != nil {
@@ -83,7 +84,7 @@ func TestPauseProjectAtSafePoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, id := range []string{"tool", "quiet", "plain", "later"} {
-		r := h.waitStatus(id, lifecycle.Running, 5*time.Second)
+		r := h.waitStatus(id, lifecycle.Running)
 		want := 1
 		if id == "later" {
 			want = 0
@@ -92,7 +93,7 @@ func TestPauseProjectAtSafePoint(t *testing.T) {
 			t.Fatalf("%s after unpause: resumeCount %d autoResumeCount %d pausedAt %v", id, r.ResumeCount, r.AutoResumeCount, r.PausedAt)
 		}
 	}
-	waitFor(t, "the resumed runs", 5*time.Second, func() bool { return len(h.invocations()) == 4 })
+	testutil.Eventually(t, "the resumed runs", func() bool { return len(h.invocations()) == 4 })
 	resumed := map[string]bool{}
 	for _, inv := range h.invocations()[2:] {
 		if inv.Cwd != h.cwd {
@@ -103,7 +104,7 @@ func TestPauseProjectAtSafePoint(t *testing.T) {
 	if !resumed[before["tool"].SessionID] || !resumed[before["quiet"].SessionID] {
 		t.Fatalf("resumed sessions %v, want %s and %s", resumed, before["tool"].SessionID, before["quiet"].SessionID)
 	}
-	waitFor(t, "the plain agent started again with its args", 5*time.Second, func() bool {
+	testutil.Eventually(t, "the plain agent started again with its args", func() bool {
 		return strings.Count(h.log("plain"), "plain") == 2
 	})
 }
@@ -147,7 +148,7 @@ func TestRunQueue(t *testing.T) {
 	}
 	// a ends: c takes its slot; d moves up.
 	writeFile(t, mark("a"))
-	h.waitStatus("c", lifecycle.Running, 5*time.Second)
+	h.waitStatus("c", lifecycle.Running)
 	if r := h.get("d"); r.QueuePosition != 1 || liveCount() != 2 {
 		t.Fatalf("d at %d, %d live", r.QueuePosition, liveCount())
 	}
@@ -162,9 +163,9 @@ func TestRunQueue(t *testing.T) {
 		t.Fatalf("after restart: d %s %d, f %s %d", d.Status, d.QueuePosition, f.Status, f.QueuePosition)
 	}
 	writeFile(t, mark("b"))
-	h.waitStatus("d", lifecycle.Running, 5*time.Second)
+	h.waitStatus("d", lifecycle.Running)
 	writeFile(t, mark("c"))
-	h.waitStatus("f", lifecycle.Running, 5*time.Second)
+	h.waitStatus("f", lifecycle.Running)
 	if n := liveCount(); n != 2 {
 		t.Fatalf("%d live, want 2", n)
 	}
@@ -201,7 +202,7 @@ func TestPauseHoldsQueue(t *testing.T) {
 	if err := h.e.UnpauseProject(context.Background(), h.project.ID); err != nil {
 		t.Fatal(err)
 	}
-	h.waitStatus("b", lifecycle.Running, 5*time.Second)
+	h.waitStatus("b", lifecycle.Running)
 	if c, a := h.get("c"), h.get("a"); c.QueuePosition != 1 || a.Status != lifecycle.Queued || a.QueuePosition != 2 {
 		t.Fatalf("after unpause: c %s %d, a %s %d", c.Status, c.QueuePosition, a.Status, a.QueuePosition)
 	}
@@ -236,7 +237,7 @@ func TestPauseAgentAndErrors(t *testing.T) {
 func TestPausedExpiry(t *testing.T) {
 	h := newClaudeHarness(t)
 	h.fakeClaude("a", "silent", nil)
-	h.waitSession("a", "sess-1")
+	h.waitSession("a", sess(1))
 	if _, err := h.e.PauseAgent(context.Background(), h.project.ID, "a", true, ""); err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +245,7 @@ func TestPausedExpiry(t *testing.T) {
 	h.clk.Advance(31 * 24 * time.Hour)
 	h.settle()
 	r := h.get("a")
-	if r.Status != lifecycle.Failed || r.ExitReason != lifecycle.ReasonExpired || r.SessionID != "sess-1" {
+	if r.Status != lifecycle.Failed || r.ExitReason != lifecycle.ReasonExpired || r.SessionID != sess(1) {
 		t.Fatalf("after 31 days: %s %s session %q", r.Status, r.ExitReason, r.SessionID)
 	}
 	if _, err := os.Stat(r.LogPath); err != nil {
@@ -253,8 +254,8 @@ func TestPausedExpiry(t *testing.T) {
 }
 
 // The seed's signal file: created, the project pauses (its text is the
-// note); removed, it resumes — noticed within about a second. Real time:
-// the one slow test of the file watch.
+// note); removed, it resumes — noticed by the pause watcher's look every
+// second (how soon is bench/'s to measure, not this test's).
 func TestPauseSignalFile(t *testing.T) {
 	h := newHarness(t)
 	h.create(withID("a", sh("echo run; exec sleep 300")))
@@ -263,11 +264,7 @@ func TestPauseSignalFile(t *testing.T) {
 	if err := os.WriteFile(sig, []byte("lunch break\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	start := time.Now()
-	r := h.waitStatus("a", lifecycle.Paused, 5*time.Second)
-	if d := time.Since(start); d > 3*time.Second {
-		t.Fatalf("the signal file was noticed after %s", d)
-	}
+	r := h.waitStatus("a", lifecycle.Paused)
 	if r.PauseNote != "lunch break" {
 		t.Fatalf("note %q", r.PauseNote)
 	}
@@ -275,21 +272,21 @@ func TestPauseSignalFile(t *testing.T) {
 		t.Fatalf("view %+v", v)
 	}
 	os.Remove(sig)
-	h.waitStatus("a", lifecycle.Running, 5*time.Second)
+	h.waitStatus("a", lifecycle.Running)
 
 	// A folder in its place: paused all the same, reported once.
 	if err := os.Mkdir(sig, 0o700); err != nil {
 		t.Fatal(err)
 	}
 	writeFile(t, filepath.Join(sig, "x")) // not empty: it cannot simply be removed
-	h.waitStatus("a", lifecycle.Paused, 5*time.Second)
+	h.waitStatus("a", lifecycle.Paused)
 	if v, _ := h.e.ProjectState(h.project.ID); !v.Paused || !strings.Contains(v.PauseProblem, "not a regular file") {
 		t.Fatalf("view with a folder: %+v", v)
 	}
 	err := h.e.UnpauseProject(context.Background(), h.project.ID)
 	wantKind(t, err, ErrValidation, "remove it by hand")
 	os.RemoveAll(sig)
-	h.waitStatus("a", lifecycle.Running, 5*time.Second)
+	h.waitStatus("a", lifecycle.Running)
 }
 
 // A project whose folder vanishes while it is watched is flagged, not
@@ -337,13 +334,13 @@ func TestQueueSlotHeldWhileLeftoversAreStopped(t *testing.T) {
 	if r := h.start("next"); r.Status != lifecycle.Queued {
 		t.Fatalf("next: %s, want queued", r.Status)
 	}
-	h.waitStatus("leaver", lifecycle.Completed, 10*time.Second)
+	h.waitStatus("leaver", lifecycle.Completed)
 	b, _ := os.ReadFile(pidFile)
 	leftover, _ := strconv.Atoi(strings.TrimSpace(string(b)))
 	if leftover <= 0 {
 		t.Fatalf("pid file %q", b)
 	}
-	h.waitStatus("next", lifecycle.Running, 10*time.Second)
+	h.waitStatus("next", lifecycle.Running)
 	if procid.Alive(leftover) {
 		t.Fatal("the next agent started while the last one's leftover still ran: two agents over a cap of 1")
 	}

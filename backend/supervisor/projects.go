@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"shepherd/backend/store"
+	"shepherd/backend/supervisor/figures"
 )
 
 // Projects lists the known projects, oldest first.
@@ -168,6 +169,32 @@ func (e *Engine) saveProjectsLocked(override map[string]store.Project) error {
 	return e.st.SaveProjects(all)
 }
 
+// loaded are the projects loaded by now.
+func (e *Engine) loaded() []*project {
+	e.mu.Lock()
+	ps := make([]*project, 0, len(e.projects))
+	for _, p := range e.projects {
+		ps = append(ps, p)
+	}
+	e.mu.Unlock()
+	out := ps[:0]
+	for _, p := range ps {
+		p.mu.Lock()
+		if p.loaded {
+			out = append(out, p)
+		}
+		p.mu.Unlock()
+	}
+	return out
+}
+
+// known is a known project as it is (loaded or not); nil if none.
+func (e *Engine) known(id string) *project {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.projects[id]
+}
+
 // project returns a known project, loading (and syncing) it on first use.
 func (e *Engine) project(id string) (*project, error) {
 	e.mu.Lock()
@@ -219,7 +246,7 @@ func (e *Engine) records(p *project) []*store.Record {
 		}
 		return out[i].ID < out[j].ID
 	})
-	withTreeTotals(out)
+	figures.WithTreeTotals(out)
 	return out
 }
 

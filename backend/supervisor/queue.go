@@ -1,106 +1,39 @@
 package supervisor
 
 import (
-	"fmt"
+	"context"
 
 	"shepherd/backend/lifecycle"
-	"shepherd/backend/notify"
 	"shepherd/backend/store"
+	"shepherd/backend/supervisor/hook"
+	"shepherd/backend/supervisor/queue"
 )
 
-// The run queue (SPEC "Pause and resume"). maxRunning caps how many agents
-// of a project are live at once. Every way an agent is started — start,
-// resume, auto-resume, keep-alive restart, auto start, unpause — goes
-// through launch, which starts it at once or queues it; a slot that frees
-// up goes to the first in the queue. A paused project starts nothing: its
-// starts wait in the queue. The queue is in the records (status queued, its
-// place and what to run), so it survives an engine restart in order.
+// The run queue is package queue's: every start goes through launch, which
+// starts the agent at once or queues it; the core runs what the queue
+// starts (actionArgs says with what).
 
 // What a start runs, and how it counts.
 const (
-	actStart      = "start"                 // its args; auto-resume count back to 0
-	actResume     = "resume"                // its resume args; a manual resume resets the auto-resume count
-	actAutoResume = "auto-resume"           // its resume args; auto-resume count + 1
-	actKeepAlive  = "keep-alive restart"    // its args; restart count + 1
-	actAutoStart  = "auto start on restore" // its args
-	actUnpause    = "unpause"               // its resume args when resumable, else its args; resume count + 1
+	actStart      = queue.Start
+	actResume     = queue.Resume
+	actAutoResume = queue.AutoResume
+	actKeepAlive  = queue.KeepAlive
+	actAutoStart  = queue.AutoStart
+	actUnpause    = queue.Unpause
 )
 
-// countLive keeps p.live true to the statuses: apply calls it for every
-// change of status. A slot that frees up goes to the queue. a.mu is held.
-func (e *Engine) countLive(a *agent, from, to lifecycle.Status) {
-	if from.Live() == to.Live() {
-		return
-	}
-	p := a.p
-	p.mu.Lock()
-	if to.Live() {
-		p.live++
-	} else {
-		p.live--
-	}
-	p.mu.Unlock()
-	if !to.Live() {
-		e.kickQueue(p)
-	}
-}
-
-// position is a queued agent's place in its project's queue (from 1).
-func (p *project) position(a *agent) int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for i, q := range p.queue {
-		if q == a {
-			return i + 1
-		}
-	}
-	return 0
-}
-
-// hasRoom reports whether p may start one more agent now. p.mu is held.
-func (p *project) hasRoom() bool {
-	return !p.daily.held && p.roomPastBudget()
-}
-
-// roomPastBudget is hasRoom for a run the user let go past the daily budget
-// once. p.mu is held.
-func (p *project) roomPastBudget() bool {
-	return !p.pause.paused && (p.settings.MaxRunning == 0 || p.live+p.reserved+p.draining < p.settings.MaxRunning)
-}
-
-// launch starts a (act says how) or, when its project is paused or at
+// launch starts a (act says how) or, when its project is paused, held or at
 // maxRunning, queues it. a.mu is held.
-func (e *Engine) launch(a *agent, act string) error {
-	id := a.rec.ID
-	switch {
-	case a.gone():
-		return errGone(id)
-	case a.rec.Status.Live():
-		return errAlreadyRunning(id)
-	case a.rec.Status == lifecycle.Queued:
-		return newErr(ErrAlreadyRunning, "Process '%s' is already queued (position %d)", id, a.p.position(a))
-	}
-	p := a.p
-	p.mu.Lock()
-	room := p.hasRoom() && len(p.queue) == 0 // first in, first out: no one jumps the queue
-	if a.rec.BudgetOnce && p.daily.held && p.roomPastBudget() {
-		room = true // the one run the user let past the daily budget: the held queue is not its
-	}
-	if room {
-		p.reserved++
-	}
-	p.mu.Unlock()
-	if !room {
-		return e.enqueue(a, act)
-	}
-	defer func() {
-		p.mu.Lock()
-		p.reserved--
-		p.mu.Unlock()
-		e.kickQueue(p) // a failed start leaves its slot free
-	}()
-	args, mut := actionArgs(a.rec, act)
-	return e.startLocked(a, args, act, mut)
+func (e *Engine) launch(a *agent, act string) error { return e.queues.Launch(&a.p.q, a, act) }
+
+// kickQueue gives free slots to p's queue, off the caller's locks.
+func (e *Engine) kickQueue(p *project) { e.queues.Kick(&p.q) }
+
+// cancelQueued takes a queued agent back to the status it came from. a.mu
+// is held.
+func (e *Engine) cancelQueued(a *agent, reason string) error {
+	return e.queues.Cancel(&a.p.q, a, reason)
 }
 
 // actionArgs is what act runs and what it changes in the record.
@@ -135,133 +68,59 @@ func actionArgs(r *store.Record, act string) ([]string, func(*store.Record)) {
 	return r.Args, func(n *store.Record) { n.AutoResumeCount = 0; n.BudgetOnce = false; n.UsageLimitUntil = nil }
 }
 
-// enqueue puts a at the end of its project's queue. a.mu is held.
-func (e *Engine) enqueue(a *agent, act string) error {
-	p := a.p
+// Run starts a queued or launched agent at once. a.mu is held.
+func (c core) Run(x hook.Agent, act string) error {
+	a := x.(*agent)
+	if (act == actResume || act == actAutoResume) && notResumable(a.rec) != nil {
+		return notResumable(a.rec) // checked when asked; checked again as it runs
+	}
+	args, mut := actionArgs(a.rec, act)
+	return c.e.startLocked(a, args, act, mut)
+}
+
+// Enqueued moves a to queued, with what it runs when its turn comes and
+// its place. a.mu is held.
+func (c core) Enqueued(x hook.Agent, act string, seq int64) error {
+	a := x.(*agent)
 	from := a.rec.Status
-	p.mu.Lock()
-	p.nextSeq++
-	seq := p.nextSeq
-	p.mu.Unlock()
-	err := e.applySteps(a, step{to: lifecycle.Queued, reason: "queued: " + act, mut: func(r *store.Record) {
+	return c.e.applySteps(a, step{to: lifecycle.Queued, reason: "queued: " + act, mut: func(r *store.Record) {
 		r.QueueSeq, r.QueuedAction, r.QueuedFrom = seq, act, from
 		r.Desired = lifecycle.DesiredRunning
 		r.Error = ""
 	}})
-	if err != nil {
-		return err
-	}
-	p.mu.Lock()
-	p.queue = append(p.queue, a)
-	pos := len(p.queue)
-	p.mu.Unlock()
-	e.log.Info().Str("project", p.info.ID).Str("agent", a.rec.ID).Int("position", pos).Str("action", act).Msg("queued")
-	e.emit(EventAgentState, e.snapshot(a)) // with its position
-	e.kickQueue(p)                         // a slot may have freed meanwhile
-	return nil
 }
 
-// dequeue takes a out of its project's queue (a stop, a pause, a remove).
-func (p *project) dequeue(a *agent) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for i, q := range p.queue {
-		if q == a {
-			p.queue = append(p.queue[:i], p.queue[i+1:]...)
-			return
-		}
-	}
-}
-
-// cancelQueued takes a queued agent back to the status it came from. a.mu
-// is held.
-func (e *Engine) cancelQueued(a *agent, reason string) error {
+// Unqueue takes a queued agent back to the status it came from. a.mu is
+// held.
+func (c core) Unqueue(x hook.Agent, reason string) error {
+	a := x.(*agent)
 	back := a.rec.QueuedFrom
 	if back == "" {
 		back = lifecycle.NotStarted
 	}
-	err := e.applyNow(a, step{to: back, reason: reason, revert: true, mut: func(r *store.Record) {
+	return c.e.applyNow(a, step{to: back, reason: reason, revert: true, mut: func(r *store.Record) {
 		r.QueueSeq, r.QueuedAction, r.QueuedFrom = 0, "", ""
 		r.Desired = lifecycle.DesiredStopped
 		r.ResumePrompt = "" // an instruction not given is not kept for a later resume
 	}})
-	if err == nil {
-		a.p.dequeue(a)
-		p := a.p
-		e.goTask(func() { e.emitQueue(p) }) // other agents' locks: not under this one's
-	}
-	return err
 }
 
-// kickQueue gives free slots to the queue, off the caller's locks.
-func (e *Engine) kickQueue(p *project) {
-	p.mu.Lock()
-	want := len(p.queue) > 0 && p.hasRoom()
-	p.mu.Unlock()
-	if want {
-		e.goTask(func() { e.releaseQueue(p) })
+// Show pushes a's state (with its place in the queue). a.mu is held.
+func (c core) Show(x hook.Agent) { c.e.emit(EventAgentState, c.e.snapshot(x.(*agent))) }
+
+// Agents is a known project's agents (none for an unknown one).
+func (c core) Agents(projectID string) []hook.Agent {
+	if p := c.e.known(projectID); p != nil {
+		return agentsOf(p)
 	}
+	return nil
 }
 
-// releaseQueue starts queued agents, first in first out, while the project
-// has room. The slot is reserved before the agent is started, so two
-// releases at once never exceed maxRunning.
-func (e *Engine) releaseQueue(p *project) {
-	for {
-		p.mu.Lock()
-		if len(p.queue) == 0 || !p.hasRoom() {
-			p.mu.Unlock()
-			return
-		}
-		a := p.queue[0]
-		p.queue = p.queue[1:]
-		p.reserved++
-		p.mu.Unlock()
-		e.startQueued(a)
-		p.mu.Lock()
-		p.reserved--
-		p.mu.Unlock()
-		e.emitQueue(p)
-	}
-}
+// Context ends when the engine closes.
+func (c core) Context() context.Context { return c.e.ctx }
 
-// startQueued starts a queued agent whose turn has come. One that cannot be
-// started goes back to the status it came from, with the reason (an unpause
-// that fails stays paused, and says so).
-func (e *Engine) startQueued(a *agent) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.gone() || a.rec.Status != lifecycle.Queued {
-		return
-	}
-	act := a.rec.QueuedAction
-	args, mut := actionArgs(a.rec, act)
-	err := e.startLocked(a, args, act, mut)
-	if err == nil {
-		return
-	}
-	if a.rec.Status == lifecycle.Queued {
-		msg := err.Error()
-		_ = e.cancelQueued(a, "start failed")
-		_ = e.update(a, func(r *store.Record) { r.Error = msg })
-	}
-	if act == actUnpause || act == actAutoResume {
-		e.notify(notify.Notification{Level: notify.Error, Kind: notify.KindFailed, Title: "Resume failed",
-			ProjectID: a.rec.ProjectID, AgentID: a.rec.ID, Native: e.settingsOf(a.rec.ProjectID).NotifyNative,
-			Message: fmt.Sprintf("Agent %s could not be resumed: %v", a.rec.ID, err)})
-	}
-}
+// SignalPath is where a project's pause signal file is.
+func (c core) SignalPath(projectID string) string { return c.e.pauseSignalPath(projectID) }
 
-// emitQueue pushes the new positions of the queued agents of p.
-func (e *Engine) emitQueue(p *project) {
-	p.mu.Lock()
-	q := append([]*agent(nil), p.queue...)
-	p.mu.Unlock()
-	for _, a := range q {
-		a.mu.Lock()
-		if a.rec.Status == lifecycle.Queued {
-			e.emit(EventAgentState, e.snapshot(a))
-		}
-		a.mu.Unlock()
-	}
-}
+// WriteFile writes a file of the engine's atomically.
+func (c core) WriteFile(path string, data []byte) error { return c.e.st.WriteFile(path, data, 0o600) }

@@ -12,6 +12,7 @@ import (
 	"shepherd/backend/recovery"
 	"shepherd/backend/shim"
 	"shepherd/backend/store"
+	"shepherd/backend/supervisor/figures"
 )
 
 func profileOf(r *store.Record) loganalysis.Profile {
@@ -26,9 +27,7 @@ func (e *Engine) analyze(a *agent) loganalysis.Result {
 		e.log.Warn().Err(err).Str("agent", a.rec.ID).Msg("log analysis failed; taking the log as interrupted")
 		res = loganalysis.Result{Verdict: loganalysis.Interrupted}
 	}
-	if res.SessionID != "" && res.SessionID != a.rec.SessionID {
-		_ = e.update(a, func(r *store.Record) { r.SessionID = res.SessionID })
-	}
+	e.sawSession(a, res.SessionID, false)
 	return res
 }
 
@@ -80,8 +79,9 @@ func (e *Engine) recoverDead(a *agent, st *shim.ExitStatus) recovery.Action {
 		if a.rec.StoppedAt != nil {
 			at = *a.rec.StoppedAt
 		}
-		_ = e.update(a, func(r *store.Record) { fig, counted = countRun(r, res.Claude, at) })
-		if counted {
+		// Counted where it is recorded: kept in memory when the disk is full,
+		// so the same run is not counted again.
+		if err := e.updateNow(a, func(r *store.Record) { fig, counted = figures.Count(r, res.Claude, at) }); err == nil && counted {
 			e.runCounted(a, fig)
 		}
 	}
@@ -92,7 +92,7 @@ func (e *Engine) recoverDead(a *agent, st *shim.ExitStatus) recovery.Action {
 	e.recoveryEvent(a, "dead", res, act)
 	switch act {
 	case recovery.MarkCompleted:
-		_ = e.apply(a, lifecycle.Completed, "log analysis: completed", nil)
+		e.apply(a, lifecycle.Completed, "log analysis: completed", nil) // a failure is logged
 	case recovery.MarkFailed:
 		if e.apply(a, lifecycle.Failed, "log analysis: error", func(r *store.Record) {
 			r.Error = "The log ends in an error: " + res.Line
@@ -252,16 +252,7 @@ func (e *Engine) recoverStale(a *agent, rn *run, silent time.Duration, sampleCPU
 			fmt.Sprintf("Silent for %s; killed", silenceText(silent))}
 		// The resumed run takes the slot of the one it replaces: hold it, so
 		// the queue does not get it in between.
-		p := a.p
-		p.mu.Lock()
-		p.reserved++
-		p.mu.Unlock()
-		defer func() {
-			p.mu.Lock()
-			p.reserved--
-			p.mu.Unlock()
-			e.kickQueue(p)
-		}()
+		defer e.queues.Reserve(&a.p.q)()
 		a.mu.Unlock()
 		if !rn.p.Kill(e.ctx, nil) || !e.waitHandled(rn) {
 			if e.ctx.Err() == nil {
@@ -269,7 +260,7 @@ func (e *Engine) recoverStale(a *agent, rn *run, silent time.Duration, sampleCPU
 			}
 			return
 		}
-		if h := e.hooks.afterStaleKill; h != nil {
+		if h := e.testHooks.afterStaleKill; h != nil {
 			h(id)
 		}
 		a.mu.Lock()
@@ -285,7 +276,7 @@ func (e *Engine) recoverStale(a *agent, rn *run, silent time.Duration, sampleCPU
 		a.mu.Unlock()
 		return
 	case recovery.NotifyStaleAlive:
-		_ = e.update(a, func(r *store.Record) { r.Stale, r.AcknowledgedAt = true, nil })
+		e.updateNow(a, func(r *store.Record) { r.Stale, r.AcknowledgedAt = true, nil })
 		e.notify(notify.Notification{Level: notify.Warning, Kind: notify.KindStale, Title: "Agent silent",
 			ProjectID: a.rec.ProjectID, AgentID: id, Native: s.NotifyNative,
 			Message: staleMessage(id, silent, policy)})

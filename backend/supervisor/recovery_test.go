@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"shepherd/backend/notify"
 	"shepherd/backend/procid"
 	"shepherd/backend/store"
+	"shepherd/internal/testutil"
 )
 
 // claudeHarness is an engine on a fake clock with the project selected (so
@@ -83,15 +85,18 @@ func (h *claudeHarness) invocations() []invocation {
 
 // waitSession waits until the engine has read the run's session id from
 // the log while it runs.
+// sess is the session id the fake Claude's nth run reports.
+func sess(n int) string { return fmt.Sprintf("00000000-0000-4000-8000-%012d", n) }
+
 func (h *claudeHarness) waitSession(id, want string) {
 	h.t.Helper()
-	waitFor(h.t, "session id "+want, 5*time.Second, func() bool {
+	testutil.Eventually(h.t, "session id "+want, func() bool {
 		h.e.PollLogsNow() // the poller runs on the fake clock
 		return h.get(id).SessionID == want
 	})
 	// Every line the run writes before it goes quiet is written and read: a line read only after the clock
 	// moves would stamp activity then, and the run would not look silent.
-	waitFor(h.t, id+"'s log written and read to its end", 5*time.Second, func() bool {
+	testutil.Eventually(h.t, id+"'s log written and read to its end", func() bool {
 		h.e.PollLogsNow()
 		b, _ := os.ReadFile(h.get(id).LogPath)
 		lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
@@ -118,7 +123,7 @@ func (h *claudeHarness) waitSession(id, want string) {
 	// The fake clock will say it is silent; let it really be (a process
 	// that has just started uses CPU, which the busy rule would see).
 	pid := h.get(id).PID
-	waitFor(h.t, id+" idle", 5*time.Second, func() bool {
+	testutil.Eventually(h.t, id+" idle", func() bool {
 		u1, err := procid.TreeUsage(pid)
 		if err != nil {
 			return true
@@ -133,12 +138,12 @@ func (h *claudeHarness) waitSession(id, want string) {
 // agent was doing and what its project's events say.
 func (h *claudeHarness) waitAgent(id, what string, ok func(*store.Record) bool) {
 	h.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(testutil.Patience)
 	for !ok(h.get(id)) {
 		if time.Now().After(deadline) {
 			r := h.get(id)
-			h.t.Fatalf("%s: not within 10 s: status %s autoResume %d runs %d activity %+v stale %v error %q\nevents:\n%s",
-				what, r.Status, r.AutoResumeCount, len(h.invocations()), r.Activity, r.Stale, r.Error, h.events())
+			h.t.Fatalf("%s: not within %s: status %s autoResume %d runs %d activity %+v stale %v error %q\nevents:\n%s",
+				what, testutil.Patience, r.Status, r.AutoResumeCount, len(h.invocations()), r.Activity, r.Stale, r.Error, h.events())
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -157,8 +162,8 @@ func (h *claudeHarness) goStale() {
 func TestClaudeSuccess(t *testing.T) {
 	h := newClaudeHarness(t)
 	h.claude("a", "success", "")
-	r := h.waitStatus("a", lifecycle.Completed, 5*time.Second)
-	if r.SessionID != "sess-1" || r.ExitReason != lifecycle.ReasonCompleted {
+	r := h.waitStatus("a", lifecycle.Completed)
+	if r.SessionID != sess(1) || r.ExitReason != lifecycle.ReasonCompleted {
 		t.Fatalf("session %q reason %s", r.SessionID, r.ExitReason)
 	}
 	if len(h.rec.notes(notify.KindFailed)) != 0 {
@@ -170,11 +175,11 @@ func TestClaudeSuccess(t *testing.T) {
 func TestClaudeErrorResult(t *testing.T) {
 	h := newClaudeHarness(t)
 	h.claude("a", "error", "")
-	r := h.waitStatus("a", lifecycle.Failed, 5*time.Second)
+	r := h.waitStatus("a", lifecycle.Failed)
 	if r.Error != "Claude reported error_during_execution" {
 		t.Fatalf("error %q", r.Error)
 	}
-	waitFor(t, "failure notification", 2*time.Second, func() bool { return len(h.rec.notes(notify.KindFailed)) == 1 })
+	testutil.Eventually(t, "failure notification", func() bool { return len(h.rec.notes(notify.KindFailed)) == 1 })
 	n := h.rec.notes(notify.KindFailed)[0]
 	if n.MessageJA != "Agent終了処理でエラーが発生しました: a" || n.AgentID != "a" || n.Level != notify.Error {
 		t.Fatalf("notification %+v", n)
@@ -186,9 +191,9 @@ func TestClaudeErrorResult(t *testing.T) {
 func TestClaudeSilentIsKilledAndResumed(t *testing.T) {
 	h := newClaudeHarness(t)
 	first := h.claude("a", "silent", "success")
-	h.waitSession("a", "sess-1")
+	h.waitSession("a", sess(1))
 	h.goStale()
-	r := h.waitStatus("a", lifecycle.Completed, 10*time.Second)
+	r := h.waitStatus("a", lifecycle.Completed)
 	if procid.Alive(first.PID) {
 		t.Fatal("the hung process was not killed")
 	}
@@ -196,10 +201,10 @@ func TestClaudeSilentIsKilledAndResumed(t *testing.T) {
 	if len(inv) != 2 {
 		t.Fatalf("%d invocations, want 2: %+v", len(inv), inv)
 	}
-	if inv[1].Resume != "sess-1" || inv[1].Cwd != h.cwd || inv[1].Args[len(inv[1].Args)-1] != "continue" {
-		t.Fatalf("resumed as %+v, want --resume sess-1 in %s", inv[1], h.cwd)
+	if inv[1].Resume != sess(1) || inv[1].Cwd != h.cwd || inv[1].Args[len(inv[1].Args)-1] != "continue" {
+		t.Fatalf("resumed as %+v, want --resume %s in %s", inv[1], sess(1), h.cwd)
 	}
-	if r.AutoResumeCount != 1 || r.ResumeCount != 1 || r.SessionID != "sess-2" {
+	if r.AutoResumeCount != 1 || r.ResumeCount != 1 || r.SessionID != sess(2) {
 		t.Fatalf("autoResume %d resume %d session %q", r.AutoResumeCount, r.ResumeCount, r.SessionID)
 	}
 	ev := h.events()
@@ -219,7 +224,7 @@ func TestClaudeResumeLimit(t *testing.T) {
 	h := newClaudeHarness(t)
 	h.claude("a", "silent", "silent")
 	for i := 1; i <= 4; i++ {
-		h.waitSession("a", "sess-"+string(rune('0'+i)))
+		h.waitSession("a", sess(i))
 		h.goStale()
 		if i <= 3 {
 			h.waitAgent("a", "resume", func(r *store.Record) bool {
@@ -227,7 +232,7 @@ func TestClaudeResumeLimit(t *testing.T) {
 			})
 		}
 	}
-	r := h.waitStatus("a", lifecycle.Failed, 10*time.Second)
+	r := h.waitStatus("a", lifecycle.Failed)
 	if r.ExitReason != lifecycle.ReasonResumeLimit || r.AutoResumeCount != 3 {
 		t.Fatalf("reason %s autoResume %d", r.ExitReason, r.AutoResumeCount)
 	}
@@ -239,7 +244,7 @@ func TestClaudeResumeLimit(t *testing.T) {
 			t.Fatalf("run %d still alive", inv.PID)
 		}
 	}
-	waitFor(t, "limit notification", 2*time.Second, func() bool { return len(h.rec.notes(notify.KindResumeLimit)) == 1 })
+	testutil.Eventually(t, "limit notification", func() bool { return len(h.rec.notes(notify.KindResumeLimit)) == 1 })
 	if n := h.rec.notes(notify.KindResumeLimit)[0]; n.MessageJA != "自動回復の試行回数上限に達しました: a" {
 		t.Fatalf("notification %+v", n)
 	}
@@ -250,11 +255,11 @@ func TestClaudeResumeLimit(t *testing.T) {
 func TestClaudeHangsAfterResult(t *testing.T) {
 	h := newClaudeHarness(t)
 	first := h.claude("a", "hang-after-result", "")
-	waitFor(t, "result grace armed", 5*time.Second, func() bool {
+	testutil.Eventually(t, "result grace armed", func() bool {
 		h.clk.Advance(time.Second) // the grace is 5 s of the fake clock
 		return h.get("a").Status != lifecycle.Running
 	})
-	r := h.waitStatus("a", lifecycle.Completed, 5*time.Second)
+	r := h.waitStatus("a", lifecycle.Completed)
 	if procid.Alive(first.PID) || r.Signal != "SIGTERM" {
 		t.Fatalf("alive=%v signal %q", procid.Alive(first.PID), r.Signal)
 	}
@@ -274,7 +279,7 @@ func TestAnySilentCommandIsFlagged(t *testing.T) {
 	h.start("server")
 	h.start("hung")
 	h.goStale()
-	waitFor(t, "stale notice", 5*time.Second, func() bool { return len(h.rec.notes(notify.KindStale)) == 1 })
+	testutil.Eventually(t, "stale notice", func() bool { return len(h.rec.notes(notify.KindStale)) == 1 })
 	if n := h.rec.notes(notify.KindStale)[0]; n.AgentID != "hung" || !strings.Contains(n.Message, "silent for") || !strings.Contains(n.Message, "left running (onStale: flag)") {
 		t.Fatalf("notice %+v", n)
 	}
@@ -304,7 +309,7 @@ func TestOnStaleRestart(t *testing.T) {
 	h.create(AgentSpec{ID: "r", Command: "/bin/sh", Args: []string{"-c", "exec sleep 100000"}, OnStale: store.OnStaleRestart})
 	first := h.start("r")
 	h.goStale()
-	waitFor(t, "restarted", 10*time.Second, func() bool {
+	testutil.Eventually(t, "restarted", func() bool {
 		r := h.get("r")
 		return r.Status == lifecycle.Running && r.PID != first.PID && r.RestartCount == 1
 	})
@@ -336,7 +341,7 @@ func TestSilenceClockSurvivesRestart(t *testing.T) {
 	h.settle()
 	h.clk.Advance(3 * time.Second) // 11 s in all
 	h.settle()
-	waitFor(t, "stale after the restart", 5*time.Second, func() bool { return h.get("hung").Stale })
+	testutil.Eventually(t, "stale after the restart", func() bool { return h.get("hung").Stale })
 }
 
 // Orphans: found at load after the engine was away; by the watchdog when
@@ -344,13 +349,13 @@ func TestSilenceClockSurvivesRestart(t *testing.T) {
 func TestOrphanAtLoadResumes(t *testing.T) {
 	h := newClaudeHarness(t)
 	first := h.claude("a", "silent", "success")
-	h.waitSession("a", "sess-1")
+	h.waitSession("a", sess(1))
 	h.e.Close()
 	// While no engine runs, the agent dies without an exit status (its
 	// shim is killed first, so nothing records how it ended).
 	syscall.Kill(first.ShimPID, syscall.SIGKILL)
 	syscall.Kill(first.PID, syscall.SIGKILL)
-	waitFor(t, "agent dead", 3*time.Second, func() bool { return !procid.Alive(first.PID) })
+	testutil.Eventually(t, "agent dead", func() bool { return !procid.Alive(first.PID) })
 
 	h.e = h.engine(func(c *Config) { c.Clock = h.clk })
 	sum, err := h.e.SelectProject(context.Background(), h.project.ID)
@@ -360,11 +365,11 @@ func TestOrphanAtLoadResumes(t *testing.T) {
 	if sum.Counts[OutcomeUnknownExit] != 1 || sum.Counts["recovery_resume"] != 1 || sum.Agents[0].Recovery != "resume" {
 		t.Fatalf("summary %+v", sum)
 	}
-	r := h.waitStatus("a", lifecycle.Completed, 5*time.Second)
+	r := h.waitStatus("a", lifecycle.Completed)
 	if r.AutoResumeCount != 1 {
 		t.Fatalf("autoResumeCount %d", r.AutoResumeCount)
 	}
-	if inv := h.invocations(); len(inv) != 2 || inv[1].Resume != "sess-1" {
+	if inv := h.invocations(); len(inv) != 2 || inv[1].Resume != sess(1) {
 		t.Fatalf("invocations %+v", inv)
 	}
 	// The watchdog, firing after the load-time check, finds nothing more.
@@ -373,92 +378,6 @@ func TestOrphanAtLoadResumes(t *testing.T) {
 	if n := strings.Count(h.events(), `"event":"recovery"`); n != 1 {
 		t.Fatalf("%d recoveries, want 1", n)
 	}
-}
-
-func TestWatchdogFindsOrphanOnce(t *testing.T) {
-	h := newClaudeHarness(t)
-	h.create(withID("gen", sh("exec sleep 300")))
-	r := h.start("gen")
-	// Layer 1 sees this exit; the watchdog must not handle it again.
-	syscall.Kill(r.PID, syscall.SIGKILL)
-	h.clk.Advance(30 * time.Second)
-	h.waitStatus("gen", lifecycle.Failed, 5*time.Second)
-	h.clk.Advance(30 * time.Second) // a second watchdog pass
-	h.settle()
-	if ev := h.events(); strings.Contains(ev, "orphaned") || strings.Count(ev, `"from":"running"`) != 1 {
-		t.Fatalf("exit handled twice:\n%s", ev)
-	}
-
-	// Now an exit layer 1 cannot see: the watcher is stopped for this run
-	// (as when an engine's exit notification is lost). Its shim recorded the
-	// exit, so the status follows it.
-	h.create(withID("blind", sh("exec sleep 300")))
-	r = h.start("blind")
-	_, a, _ := h.e.agent(h.project.ID, "blind")
-	a.mu.Lock()
-	blind := newRun(h.e.runner.Attach(a.run.p.Identity))
-	a.run = blind
-	a.mu.Unlock()
-	syscall.Kill(r.PID, syscall.SIGKILL)
-	waitFor(t, "process gone", 3*time.Second, func() bool { return !procid.Alive(r.PID) })
-	// The first pass that finds it gone leaves layer 1 the interval; the
-	// second records it.
-	h.e.WatchdogNow(h.project.ID)
-	if r := h.get("blind"); r.Status != lifecycle.Running {
-		t.Fatalf("orphaned on the first sighting: %s", r.Status)
-	}
-	h.e.WatchdogNow(h.project.ID)
-	got := h.waitStatus("blind", lifecycle.Failed, 5*time.Second)
-	if got.ExitReason != lifecycle.ReasonOrphaned || got.Signal != "SIGKILL" {
-		t.Fatalf("orphan: %s %q", got.ExitReason, got.Signal)
-	}
-	if !strings.Contains(h.events(), `"from":"running","to":"interrupted","reason":"watchdog"`) {
-		t.Fatal("no orphan transition")
-	}
-	waitFor(t, "failure notice", 2*time.Second, func() bool {
-		n := h.rec.notes(notify.KindFailed)
-		return len(n) == 2 && n[1].AgentID == "blind"
-	})
-
-	// And with no exit status at all (its shim was killed too): interrupted,
-	// and a notice, as it cannot be resumed.
-	h.create(withID("lost", sh("exec sleep 300")))
-	r = h.start("lost")
-	_, a, _ = h.e.agent(h.project.ID, "lost")
-	a.mu.Lock()
-	a.run = newRun(h.e.runner.Attach(a.run.p.Identity))
-	a.mu.Unlock()
-	syscall.Kill(r.ShimPID, syscall.SIGKILL)
-	syscall.Kill(r.PID, syscall.SIGKILL)
-	waitFor(t, "process gone", 3*time.Second, func() bool { return !procid.Alive(r.PID) })
-	h.e.WatchdogNow(h.project.ID)
-	h.e.WatchdogNow(h.project.ID)
-	got = h.waitStatus("lost", lifecycle.Interrupted, 5*time.Second)
-	if got.ExitReason != lifecycle.ReasonOrphaned || !strings.Contains(got.Error, "detected by watchdog") {
-		t.Fatalf("orphan: %s %q", got.ExitReason, got.Error)
-	}
-	waitFor(t, "interrupted notice", 2*time.Second, func() bool { return len(h.rec.notes(notify.KindInterrupted)) == 1 })
-}
-
-// A process alive for an agent whose status is terminal is killed, but only
-// when pid and start time match.
-func TestWatchdogKillsZombieProcessOfTerminalAgent(t *testing.T) {
-	h := newClaudeHarness(t)
-	h.create(withID("z", sh("exec sleep 300")))
-	r := h.start("z")
-	_, a, _ := h.e.agent(h.project.ID, "z")
-	// Pretend the engine recorded an end that did not happen.
-	a.mu.Lock()
-	a.run = nil
-	a.rec.Status = lifecycle.Completed
-	a.mu.Unlock()
-	h.clk.Advance(30 * time.Second)
-	waitFor(t, "zombie killed", 5*time.Second, func() bool { return !procid.Alive(r.PID) })
-	// The event is written once the kill is done: the process can be seen
-	// gone a moment before.
-	waitFor(t, "the watchdog:kill event", 5*time.Second, func() bool {
-		return strings.Contains(h.events(), `"event":"watchdog:kill"`)
-	})
 }
 
 func TestSettingsValidationAndLiveChange(t *testing.T) {
@@ -489,7 +408,7 @@ func TestSettingsValidationAndLiveChange(t *testing.T) {
 		t.Fatal("old threshold still used")
 	}
 	h.clk.Advance(90 * time.Second)
-	waitFor(t, "stale at the new threshold", 5*time.Second, func() bool { return len(h.rec.notes(notify.KindStale)) == 1 })
+	testutil.Eventually(t, "stale at the new threshold", func() bool { return len(h.rec.notes(notify.KindStale)) == 1 })
 	// Settings persist.
 	e2 := h.engine()
 	if got, _ := e2.GetSettings(h.project.ID); got.StaleThresholdSec != 100 {
@@ -507,7 +426,7 @@ func TestManualResume(t *testing.T) {
 	_, err = h.e.ResumeAgent(context.Background(), h.project.ID, "c")
 	wantKind(t, err, ErrNotResumable, "no session id")
 	h.start("c")
-	h.waitStatus("c", lifecycle.Completed, 5*time.Second)
+	h.waitStatus("c", lifecycle.Completed)
 	r, err := h.e.ResumeAgent(context.Background(), h.project.ID, "c")
 	if err != nil || r.ResumeCount != 1 || r.AutoResumeCount != 0 {
 		t.Fatalf("resume: %v %+v", err, r)
@@ -517,8 +436,8 @@ func TestManualResume(t *testing.T) {
 		// Still running, or already done: either a live error or a second resume.
 		wantKind(t, err, ErrAlreadyRunning, "")
 	}
-	h.waitStatus("c", lifecycle.Completed, 5*time.Second)
-	if inv := h.invocations(); inv[1].Resume != "sess-1" {
+	h.waitStatus("c", lifecycle.Completed)
+	if inv := h.invocations(); inv[1].Resume != sess(1) {
 		t.Fatalf("invocations %+v", inv)
 	}
 }
@@ -529,7 +448,7 @@ func TestManualResume(t *testing.T) {
 func TestUnselectedProjectIsWatched(t *testing.T) {
 	h := newClaudeHarness(t)
 	h.claude("a", "silent", "success")
-	h.waitSession("a", "sess-1")
+	h.waitSession("a", sess(1))
 	other, _, err := h.e.AddProject(t.TempDir(), "other")
 	if err != nil {
 		t.Fatal(err)
@@ -538,11 +457,11 @@ func TestUnselectedProjectIsWatched(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.goStale()
-	r := h.waitStatus("a", lifecycle.Completed, 10*time.Second)
+	r := h.waitStatus("a", lifecycle.Completed)
 	if r.AutoResumeCount != 1 {
 		t.Fatalf("autoResumeCount %d", r.AutoResumeCount)
 	}
-	if inv := h.invocations(); len(inv) != 2 || inv[1].Resume != "sess-1" {
+	if inv := h.invocations(); len(inv) != 2 || inv[1].Resume != sess(1) {
 		t.Fatalf("invocations %+v", inv)
 	}
 }
@@ -551,7 +470,7 @@ func TestUnselectedProjectIsWatched(t *testing.T) {
 func TestOneRecoveryAtATime(t *testing.T) {
 	h := newClaudeHarness(t)
 	h.claude("a", "silent", "silent")
-	h.waitSession("a", "sess-1")
+	h.waitSession("a", sess(1))
 	h.clk.Advance(11 * time.Second) // stale now; the ticker fires too
 	done := make(chan struct{})
 	for range 3 {

@@ -11,6 +11,7 @@ import (
 	"shepherd/backend/lifecycle"
 	"shepherd/backend/notify"
 	"shepherd/backend/store"
+	"shepherd/internal/testutil"
 )
 
 // recoveries counts the agent's recovery lines in events.jsonl.
@@ -40,7 +41,7 @@ func TestStaleFindingIsOneEntryUntilItChanges(t *testing.T) {
 	h.start("quiet")
 
 	h.goStale()
-	waitFor(t, "the stale finding", 5*time.Second, func() bool { return h.get("quiet").Stale })
+	testutil.Eventually(t, "the stale finding", func() bool { return h.get("quiet").Stale })
 	// A minute of checks at 10 s intervals (the harness checks every second).
 	for range 6 {
 		h.clk.Advance(10 * time.Second)
@@ -80,12 +81,12 @@ func TestStaleFindingIsOneEntryUntilItChanges(t *testing.T) {
 	}
 	defer f.Close()
 	f.WriteString("1\n")
-	waitFor(t, "activity", 5*time.Second, func() bool {
+	testutil.Eventually(t, "activity", func() bool {
 		h.e.PollLogsNow()
 		return !h.get("quiet").Stale
 	})
 	h.goStale()
-	waitFor(t, "the second finding", 5*time.Second, func() bool { return h.get("quiet").Stale })
+	testutil.Eventually(t, "the second finding", func() bool { return h.get("quiet").Stale })
 	h.settle()
 	if n := h.recoveries("quiet"); n != 2 {
 		t.Fatalf("%d recovery events after a second silence, want 2", n)

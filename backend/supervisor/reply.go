@@ -7,6 +7,7 @@ import (
 
 	"shepherd/backend/lifecycle"
 	"shepherd/backend/store"
+	"shepherd/backend/supervisor/hook"
 )
 
 // Reply (SPEC "Answers"): a Claude Code or Codex agent whose run ended is
@@ -46,7 +47,7 @@ func (e *Engine) SendMessage(ctx context.Context, projectID, agentID, message st
 	case r.Status == lifecycle.Paused:
 		return nil, newErr(ErrTransition, "agent '%s' is paused: resume it, or send a message once it ended", agentID)
 	}
-	if err := budgetAnswer(ctx, a, "resume"); err != nil {
+	if err := e.prestart(ctx, a, "resume"); err != nil {
 		return nil, err
 	}
 	if err := notResumable(r); err != nil {
@@ -56,7 +57,7 @@ func (e *Engine) SendMessage(ctx context.Context, projectID, agentID, message st
 		return nil, err
 	}
 	by := "user"
-	if c := agentCaller(ctx); c != nil {
+	if c := hook.CallerOf(ctx); c != nil {
 		by = c.AgentID
 	}
 	e.appendEvent(projectID, store.Event{Time: e.clock.Now().UTC(), Event: "message", AgentID: agentID,

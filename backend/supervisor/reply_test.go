@@ -3,7 +3,6 @@ package supervisor
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"shepherd/backend/lifecycle"
 )
@@ -15,7 +14,7 @@ import (
 func TestReplyResumesTheSession(t *testing.T) {
 	h := newClaudeHarness(t)
 	h.claude("cc", "success", "success")
-	r := h.waitStatus("cc", lifecycle.Completed, 10*time.Second)
+	r := h.waitStatus("cc", lifecycle.Completed)
 	sid := r.SessionID
 	_, err := h.e.SendMessage(t.Context(), h.project.ID, "cc", "  ")
 	wantKind(t, err, ErrValidation, "empty")
@@ -24,7 +23,7 @@ func TestReplyResumesTheSession(t *testing.T) {
 	if _, err := h.e.SendMessage(t.Context(), h.project.ID, "cc", "now add the tests, please"); err != nil {
 		t.Fatal(err)
 	}
-	r = h.waitStatus("cc", lifecycle.Completed, 10*time.Second)
+	r = h.waitStatus("cc", lifecycle.Completed)
 	inv := h.invocations()
 	if len(inv) != 2 || inv[1].Resume != sid || inv[1].Args[len(inv[1].Args)-1] != "now add the tests, please" || inv[1].Args[len(inv[1].Args)-2] != "--" {
 		t.Fatalf("resumed with %+v", inv)
@@ -37,11 +36,11 @@ func TestReplyResumesTheSession(t *testing.T) {
 	}
 
 	h.codex("cx", "success", "success", nil)
-	r = h.waitStatus("cx", lifecycle.Completed, 10*time.Second)
+	r = h.waitStatus("cx", lifecycle.Completed)
 	if _, err := h.e.SendMessage(t.Context(), h.project.ID, "cx", "and the docs"); err != nil {
 		t.Fatal(err)
 	}
-	h.waitStatus("cx", lifecycle.Completed, 10*time.Second)
+	h.waitStatus("cx", lifecycle.Completed)
 	inv = h.invocations()
 	if last := inv[len(inv)-1]; strings.Join(last.Args, " ") != "exec --json resume "+r.SessionID+" and the docs" {
 		t.Fatalf("codex resumed with %q", last.Args)
@@ -51,7 +50,7 @@ func TestReplyResumesTheSession(t *testing.T) {
 	_, err = h.e.SendMessage(t.Context(), h.project.ID, "plain", "hi")
 	wantKind(t, err, ErrNotResumable, "not a Claude Code or Codex agent")
 	h.claude("busy", "silent", "success")
-	h.waitStatus("busy", lifecycle.Running, 10*time.Second)
+	h.waitStatus("busy", lifecycle.Running)
 	_, err = h.e.SendMessage(t.Context(), h.project.ID, "busy", "hi")
 	wantKind(t, err, ErrAlreadyRunning, "is running")
 }
@@ -61,7 +60,7 @@ func TestReplyResumesTheSession(t *testing.T) {
 func TestReplyQueued(t *testing.T) {
 	h := newClaudeHarness(t)
 	h.claude("cc", "success", "success")
-	h.waitStatus("cc", lifecycle.Completed, 10*time.Second)
+	h.waitStatus("cc", lifecycle.Completed)
 	s, _ := h.e.GetSettings(h.project.ID)
 	s.MaxRunning = 1
 	if _, err := h.e.PutSettings(h.project.ID, s); err != nil {
@@ -79,7 +78,7 @@ func TestReplyQueued(t *testing.T) {
 	if _, err := h.e.StopAgent(t.Context(), h.project.ID, "hog", nil); err != nil {
 		t.Fatal(err)
 	}
-	h.waitStatus("cc", lifecycle.Completed, 10*time.Second)
+	h.waitStatus("cc", lifecycle.Completed)
 	inv := h.invocations()
 	if last := inv[len(inv)-1]; last.Args[len(last.Args)-1] != "go on" {
 		t.Fatalf("resumed with %q", last.Args)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"shepherd/backend/loganalysis"
 	"shepherd/backend/store"
 )
 
@@ -18,10 +19,8 @@ const (
 )
 
 // resumable reports whether r can be resumed: it has resume arguments and,
-// when they name {sessionId}, a session id.
-func resumable(r *store.Record) bool {
-	return len(r.ResumeArgs) > 0 && (r.SessionID != "" || !usesSession(r.ResumeArgs))
-}
+// when they name {sessionId}, a session id its CLI gives.
+func resumable(r *store.Record) bool { return notResumable(r) == nil }
 
 func usesSession(args []string) bool {
 	for _, a := range args {
@@ -85,7 +84,7 @@ func (e *Engine) ResumeAgent(ctx context.Context, projectID, agentID string) (*s
 	if a.rec.Status.Live() {
 		return nil, errAlreadyRunning(agentID)
 	}
-	if err := budgetAnswer(ctx, a, "resume"); err != nil {
+	if err := e.prestart(ctx, a, "resume"); err != nil {
 		return nil, err
 	}
 	if err := notResumable(a.rec); err != nil {
@@ -97,12 +96,20 @@ func (e *Engine) ResumeAgent(ctx context.Context, projectID, agentID string) (*s
 	return e.snapshot(a), nil
 }
 
+// notResumable says why r cannot be resumed (nil: it can). A session id
+// that is not one its CLI gives (a record written by hand, or by an older
+// engine that kept what the log said) never reaches the command line.
 func notResumable(r *store.Record) error {
 	switch {
 	case len(r.ResumeArgs) == 0:
 		return newErr(ErrNotResumable, "Process '%s' cannot be resumed: it has no resume arguments", r.ID)
-	case usesSession(r.ResumeArgs) && r.SessionID == "":
+	case !usesSession(r.ResumeArgs):
+		return nil
+	case r.SessionID == "":
 		return newErr(ErrNotResumable, "Process '%s' cannot be resumed: no session id is known yet", r.ID)
+	}
+	if err := loganalysis.CheckSessionID(r.SessionID); err != nil {
+		return newErr(ErrNotResumable, "Process '%s' cannot be resumed: its %v", r.ID, err)
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package supervisor
 
 import (
 	"testing"
-	"time"
 
 	"shepherd/backend/lifecycle"
 )
@@ -18,7 +17,7 @@ func TestRuns(t *testing.T) {
 	}
 	for i := 0; i < 2; i++ {
 		h.start("twice")
-		h.waitStatus("twice", lifecycle.Failed, 10*time.Second)
+		h.waitStatus("twice", lifecycle.Failed)
 	}
 	runs, err := h.e.Runs(h.project.ID, "twice")
 	if err != nil || len(runs) != 2 {

@@ -177,7 +177,7 @@ func mkdirAll(dir string) ([]string, error) {
 // unmake removes the folders mkdirAll made (if still empty), deepest first.
 func unmake(made []string) {
 	for i := len(made) - 1; i >= 0; i-- {
-		_ = os.Remove(made[i])
+		_ = os.Remove(made[i]) // one that is no longer empty stays: its content is not ours
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"shepherd/backend/lifecycle"
 	"shepherd/backend/sandbox"
+	"shepherd/internal/testutil"
 )
 
 // These tests run sandboxed agents for real: Landlock and a network
@@ -82,7 +83,7 @@ func runProbe(t *testing.T, h *harness, id string, p *[]string, ops ...string) s
 	t.Helper()
 	h.create(AgentSpec{ID: id, Command: sbProbe, Args: ops, Permissions: p})
 	h.start(id)
-	r := h.waitStatus(id, lifecycle.Completed, 10*time.Second)
+	r := h.waitStatus(id, lifecycle.Completed)
 	b, err := os.ReadFile(r.LogPath)
 	if err != nil {
 		t.Fatal(err)
@@ -188,7 +189,7 @@ func TestSandboxHoldsGrandchildren(t *testing.T) {
 	h.create(AgentSpec{ID: "nested", Command: "/bin/sh", Permissions: perms(),
 		Args: []string{"-c", `sh -c "sh -c 'touch ` + target + `'"; echo "rc=$?"`}})
 	h.start("nested")
-	r := h.waitStatus("nested", lifecycle.Completed, 10*time.Second)
+	r := h.waitStatus("nested", lifecycle.Completed)
 	b, _ := os.ReadFile(r.LogPath)
 	if !strings.Contains(string(b), "Read-only file system") || !strings.Contains(string(b), "rc=1") {
 		t.Fatalf("log %q", b)
@@ -285,7 +286,7 @@ func TestSandboxUnavailableStartsNothing(t *testing.T) {
 	}
 	// An agent that is not sandboxed starts as ever.
 	h.start("plain")
-	h.waitStatus("plain", lifecycle.Completed, 10*time.Second)
+	h.waitStatus("plain", lifecycle.Completed)
 
 	// No namespaces: no sandboxed agent starts, with or without @network
 	// (never a weaker sandbox in silence).
@@ -346,7 +347,7 @@ func TestSandboxKeptAcrossKeepAliveAndEngineCrash(t *testing.T) {
 	}
 	// The next engine restarts it (keep-alive) at least twice more, each
 	// run sandboxed by the grants the first engine wrote.
-	waitFor(t, "two keep-alive restarts to try their write", 30*time.Second, func() bool {
+	testutil.Eventually(t, "two keep-alive restarts to try their write", func() bool {
 		b, _ := os.ReadFile(h.get("boxed").LogPath)
 		return strings.Count(string(b), "denied") >= 3 || strings.Contains(string(b), "ESCAPED")
 	})
@@ -379,11 +380,11 @@ func TestSandboxKeptAcrossPauseAndUnpause(t *testing.T) {
 	if _, err := h.e.PauseAgent(ctx, h.project.ID, "boxed", true, "test"); err != nil {
 		t.Fatal(err)
 	}
-	h.waitStatus("boxed", lifecycle.Paused, 10*time.Second)
+	h.waitStatus("boxed", lifecycle.Paused)
 	if _, err := h.e.UnpauseAgent(ctx, h.project.ID, "boxed"); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the unpaused run to try its write", 10*time.Second, func() bool {
+	testutil.Eventually(t, "the unpaused run to try its write", func() bool {
 		b, _ := os.ReadFile(h.get("boxed").LogPath)
 		return strings.Count(string(b), "denied") >= 2 || strings.Contains(string(b), "ESCAPED")
 	})

@@ -9,6 +9,7 @@ import (
 
 	"shepherd/backend/sandbox"
 	"shepherd/backend/store"
+	"shepherd/backend/supervisor/budget"
 )
 
 // Settings are a project's monitoring settings (SPEC "Stale check").
@@ -98,7 +99,7 @@ func (s Settings) Validate() error {
 		checkOff("boxMaxProcesses", s.BoxMaxProcesses, 64, 4000000, ""),
 		checkOff("boxMemoryMiB", s.BoxMemoryMiB, 512, 1<<24, " (MiB; Node and Go programs need a few hundred)"),
 		checkOff("boxShmMiB", s.BoxShmMiB, 16, 1<<24, " (MiB)"),
-		checkUsd("setting dailyBudgetUsd", s.DailyBudgetUsd),
+		budget.CheckUsd("setting dailyBudgetUsd", s.DailyBudgetUsd),
 		check("logMaxMiB", s.LogMaxMiB, 1, maxLogMaxMiB),
 		check("logKeep", s.LogKeep, 0, maxLogKeep),
 	)
@@ -147,6 +148,7 @@ func (e *Engine) PutSettings(projectID string, s Settings) (Settings, error) {
 	p.mu.Lock()
 	p.settings = s
 	p.mu.Unlock()
+	p.q.SetMax(s.MaxRunning)
 	e.appendEvent(projectID, store.Event{Time: e.clock.Now().UTC(), Event: "settings", Data: map[string]any{"settings": s}})
 	e.restartMonitor(p)
 	e.checkDaily(p, false) // a raised or removed daily budget lifts its hold

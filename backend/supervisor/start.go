@@ -10,7 +10,6 @@ import (
 	"syscall"
 	"time"
 
-	"shepherd/backend/claudehooks"
 	"shepherd/backend/lifecycle"
 	"shepherd/backend/loganalysis"
 	"shepherd/backend/logtail"
@@ -28,7 +27,7 @@ func (e *Engine) StartAgent(ctx context.Context, projectID, agentID string) (*st
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if err := budgetAnswer(ctx, a, "start"); err != nil {
+	if err := e.prestart(ctx, a, "start"); err != nil {
 		return nil, err
 	}
 	if err := e.launch(a, actStart); err != nil {
@@ -37,7 +36,8 @@ func (e *Engine) StartAgent(ctx context.Context, projectID, agentID string) (*st
 	return e.snapshot(a), nil
 }
 
-// startLocked spawns a run of a with args. a.mu is held.
+// startLocked spawns a run of a with args. a.mu is held; it is let go
+// while processes are started and waited for, and held again on return.
 //
 // The order makes a lost agent impossible: the shim is started first and
 // waits; the record is written (spawning, with the shim's pid and start
@@ -45,12 +45,19 @@ func (e *Engine) StartAgent(ctx context.Context, projectID, agentID string) (*st
 // the write leaves a shim that ends on its own, starting nothing; one that
 // dies after it leaves a record that leads to the shim, whose run file
 // names the agent.
+//
+// No lock is held across process work — resolving the command, the
+// sandbox's checks (its first probe starts a shim), starting the shim, and
+// waiting for its hello (up to proc.HelloTimeout): a look at the agent and
+// the monitor's passes never wait for a start. Meanwhile a.starting keeps a
+// second start out and makes a stop, a pause, an edit or a remove of the
+// agent wait for this start's end (awaitStart).
 func (e *Engine) startLocked(a *agent, args []string, reason string, mut func(r *store.Record)) error {
 	id := a.rec.ID
 	if a.gone() {
 		return errGone(id)
 	}
-	if a.rec.Status.Live() {
+	if a.rec.Status.Live() || a.starting != nil {
 		return errAlreadyRunning(id)
 	}
 	if err := lifecycle.Check(a.rec.Status, lifecycle.Spawning); err != nil {
@@ -61,14 +68,35 @@ func (e *Engine) startLocked(a *agent, args []string, reason string, mut func(r 
 	if err != nil {
 		return e.startFailed(a, err)
 	}
-	spec, err := e.procSpec(a.rec, args, token)
-	if err != nil {
-		return e.startFailed(a, err) // a refused start leaves a pending keep-alive restart as it was
+	done := make(chan struct{})
+	a.starting = done
+	defer func() { // a.mu is held at every return
+		a.starting = nil
+		close(done)
+	}()
+	rec := a.rec.Clone()
+	a.mu.Unlock()
+	spec, specErr := e.procSpec(rec, args, token)
+	var pend *proc.Pending
+	if specErr == nil {
+		pend, err = e.runner.Prepare(spec)
+	}
+	a.mu.Lock()
+	if specErr != nil {
+		return e.startFailed(a, specErr) // a refused start leaves a pending keep-alive restart as it was
 	}
 	e.cancelRestart(a)
-	pend, err := e.runner.Prepare(spec)
 	if err != nil {
 		return e.startFailed(a, err)
+	}
+	if a.gone() || a.rec.Status != rec.Status {
+		// Removed, or moved by another path (a budget's answer) while the
+		// shim started: that path has the last word.
+		pend.Abort()
+		if a.gone() {
+			return errGone(id)
+		}
+		return newErr(ErrTransition, "Process '%s' became %s while it was being started; not started", id, a.rec.Status)
 	}
 	// A failed spawn goes back to where the agent was before; a queued
 	// start, to where it was before it was queued.
@@ -92,7 +120,9 @@ func (e *Engine) startLocked(a *agent, args []string, reason string, mut func(r 
 		return errStartFailed(id, err)
 	}
 	now := e.clock.Now().UTC() // before the agent can have ended
-	p, err := pend.Go()
+	a.mu.Unlock()
+	p, err := pend.Go() // the shim's hello: up to proc.HelloTimeout
+	a.mu.Lock()
 	if err != nil {
 		msg := errStartFailed(id, err)
 		if aerr := e.applySteps(a, step{to: prev, reason: "spawn failed", revert: true, mut: func(r *store.Record) {
@@ -104,6 +134,7 @@ func (e *Engine) startLocked(a *agent, args []string, reason string, mut func(r 
 		return msg
 	}
 	err = e.applySteps(a, step{to: lifecycle.Running, reason: reason, data: map[string]any{"logOffset": logStart, "pid": p.PID}, mut: func(r *store.Record) {
+		r.RunCount = runsBefore(r) + 1
 		r.PID, r.ProcessStartTime = p.PID, p.StartTime
 		r.PreviousStatus = ""
 		r.QueueSeq, r.QueuedAction, r.QueuedFrom = 0, "", ""
@@ -119,7 +150,9 @@ func (e *Engine) startLocked(a *agent, args []string, reason string, mut func(r 
 		// The process runs but its record could not say so: stop it rather
 		// than leave an agent no record knows of. The record still leads to
 		// its shim, so the next engine finds how it ended.
-		_ = p.Signal(syscall.SIGKILL)
+		if serr := p.Signal(syscall.SIGKILL); serr != nil && !errors.Is(serr, syscall.ESRCH) {
+			e.log.Error().Err(serr).Str("agent", id).Int("pid", p.PID).Msg("cannot kill an agent whose start could not be recorded")
+		}
 		e.goTask(func() {
 			if _, err := p.Wait(e.ctx); err == nil {
 				p.Reap(e.ctx)
@@ -133,6 +166,20 @@ func (e *Engine) startLocked(a *agent, args []string, reason string, mut func(r 
 	return nil
 }
 
+// runsBefore is how many runs r had before this one: its count, or for a
+// record from before the count was kept, what the record proves (a first
+// start, its restarts and resumes, the runs that reported figures).
+func runsBefore(r *store.Record) int {
+	if r.RunCount > 0 || r.StartedAt == nil {
+		return r.RunCount
+	}
+	n := 1 + r.RestartCount + r.ResumeCount
+	if r.Totals != nil {
+		n = max(n, r.Totals.Runs)
+	}
+	return n
+}
+
 // startFailed records why an agent could not be started (it keeps its
 // status) and returns ProcessStartFailed. a.mu is held.
 func (e *Engine) startFailed(a *agent, cause error) error {
@@ -140,7 +187,7 @@ func (e *Engine) startFailed(a *agent, cause error) error {
 	if errors.Is(cause, ErrSandboxUnavailable) {
 		msg = cause // its own kind: the machine, not the agent, is at fault
 	}
-	_ = e.update(a, func(r *store.Record) { r.Error, r.AcknowledgedAt = msg.Error(), nil })
+	e.update(a, func(r *store.Record) { r.Error, r.AcknowledgedAt = msg.Error(), nil }) // a failure is logged
 	e.appendEvent(a.rec.ProjectID, store.Event{Time: e.clock.Now().UTC(), Event: "start:failed", AgentID: a.rec.ID,
 		Reason: cause.Error()})
 	return msg
@@ -169,10 +216,10 @@ func (e *Engine) procSpec(rec *store.Record, args []string, token string) (proc.
 	if err != nil {
 		return proc.Spec{}, err
 	}
-	args = withHooks(rec, args, e.apiAddress())
+	args = e.runArgs(rec, args) // Claude Code's hooks, a run's budget
 	args = withPermissionTool(rec, args, e.apiAddress())
 	logSet := e.settingsOf(rec.ProjectID)
-	spec := proc.Spec{Path: path, Argv: append([]string{rec.Command}, BudgetArgs(rec, args)...), Dir: rec.Cwd, Env: env,
+	spec := proc.Spec{Path: path, Argv: append([]string{rec.Command}, args...), Dir: rec.Cwd, Env: env,
 		Log: rec.LogPath, LogMax: logSet.logMaxBytes(), LogKeep: logSet.LogKeep, ExitFile: e.st.ExitPath(rec.ProjectID, rec.ID), RunFile: e.st.RunPath(rec.ProjectID, rec.ID),
 		Grace: secs(rec.GraceSec), Sandbox: sb, Hide: e.private()}
 	for _, p := range []string{spec.ExitFile, spec.RunFile} {
@@ -318,7 +365,7 @@ func (e *Engine) endRun(a *agent, rn *run) {
 	delete(e.live, rn)
 	e.mu.Unlock()
 	rn.finish()
-	e.worktreeRunEnded(a)
+	e.runEnded(a)
 }
 
 // lastActivityOf is when a run being watched last wrote to its log: now for
@@ -339,22 +386,4 @@ func (e *Engine) lastActivityOf(r *store.Record) time.Time {
 		return now
 	}
 	return last
-}
-
-// withHooks adds Claude Code's hooks (claudehooks.Settings) to a Claude Code
-// agent's arguments for this run, so that it tells the engine when it waits
-// for the user. Not stored in the record: the user's args stay theirs. An
-// agent whose args give their own --settings keeps them (the CLI takes one),
-// and so does one started with no API to report to.
-func withHooks(rec *store.Record, args []string, apiURL string) []string {
-	if rec.Profile != store.ProfileClaudeJSON || apiURL == "" || claudehooks.HasSettings(args) {
-		return args
-	}
-	out := make([]string, 0, len(args)+2)
-	i := 0
-	for ; i < len(args) && args[i] != "--"; i++ {
-		out = append(out, args[i])
-	}
-	out = append(out, "--settings", claudehooks.Settings(apiURL))
-	return append(out, args[i:]...)
 }

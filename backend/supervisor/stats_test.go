@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"shepherd/backend/procid"
+	"shepherd/internal/testutil"
 )
 
 // CPU and memory are sampled only while someone looks: a tree that burns a
@@ -15,7 +16,7 @@ func TestStatsWhileLooking(t *testing.T) {
 	h.create(withID("burn", sh(`sleep 300 & while :; do :; done`)))
 	r := h.start("burn")
 	h.create(withID("idle", sh("echo x")))
-	waitFor(t, "the child", 5*time.Second, func() bool { return len(procid.Descendants(r.PID)) >= 1 })
+	testutil.Eventually(t, "the child", func() bool { return len(procid.Descendants(r.PID)) >= 1 })
 
 	h.clk.Advance(10 * time.Second)
 	h.settle()

@@ -2,6 +2,7 @@ package supervisor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"syscall"
@@ -10,6 +11,7 @@ import (
 	"shepherd/backend/lifecycle"
 	"shepherd/backend/proc"
 	"shepherd/backend/store"
+	"shepherd/backend/supervisor/figures"
 )
 
 // onTimeout is layer 2: running past timeoutSec → timed_out → graceful stop.
@@ -53,6 +55,10 @@ func (e *Engine) StopAgent(ctx context.Context, projectID, agentID string, grace
 // not the grace plus the time to record every one of them.
 func (e *Engine) stop(ctx context.Context, a *agent, grace *time.Duration, asked time.Time) (*store.Record, error) {
 	a.mu.Lock()
+	if !e.awaitStart(ctx, a) {
+		a.mu.Unlock()
+		return nil, ctx.Err()
+	}
 	if a.rec.Status == lifecycle.Queued {
 		// A queued start: cancelled, back to the status it came from.
 		defer a.mu.Unlock()
@@ -125,7 +131,9 @@ func (e *Engine) beginStop(a *agent, rn *run, reason string, first syscall.Signa
 		if err := lifecycle.Check(a.rec.Status, lifecycle.Stopping); err != nil {
 			return nil, newErr(ErrTransition, "Process '%s': %v", a.rec.ID, err)
 		}
-		_ = rn.p.Signal(first)
+		if err := rn.p.Signal(first); err != nil && !errors.Is(err, syscall.ESRCH) { // gone already: the stop confirms it
+			e.log.Warn().Err(err).Str("agent", a.rec.ID).Int("pid", rn.pid()).Str("signal", first.String()).Msg("cannot signal the agent's group")
+		}
 		rn.firstSent = true
 		if err := e.applyNow(a, step{to: lifecycle.Stopping, reason: reason, mut: func(r *store.Record) { r.Desired = lifecycle.DesiredStopped }}); err != nil {
 			return nil, err
@@ -173,7 +181,7 @@ func (e *Engine) finishPlan(a *agent, rn *run, done chan struct{}, plan stopPlan
 	killed, gone := rn.p.Terminate(e.ctx, signals, func() {
 		a.mu.Lock()
 		if a.run == rn && a.rec.Status == lifecycle.Stopping {
-			_ = e.applyNow(a, step{to: lifecycle.Killing, reason: "grace elapsed"})
+			e.applyNow(a, step{to: lifecycle.Killing, reason: "grace elapsed"}) // a refusal is logged
 		}
 		a.mu.Unlock()
 	})
@@ -187,7 +195,7 @@ func (e *Engine) finishPlan(a *agent, rn *run, done chan struct{}, plan stopPlan
 	}
 	if !gone {
 		rn.stopErr = errStopFailed(a.rec.ID, fmt.Sprintf("process group %d is still alive after SIGKILL", rn.pid()))
-		_ = e.updateNow(a, func(r *store.Record) { r.Error = rn.stopErr.Error() })
+		e.updateNow(a, func(r *store.Record) { r.Error = rn.stopErr.Error() })
 		return
 	}
 	now := e.clock.Now().UTC()
@@ -202,7 +210,7 @@ func (e *Engine) finishPlan(a *agent, rn *run, done chan struct{}, plan stopPlan
 		r.ExitReason = plan.reason
 		setExit(r, rn.p.Exit(), now)
 		r.LastActivityAt = rn.activityAt()
-		fig, counted = countRun(r, rn.resultNow(), now)
+		fig, counted = figures.Count(r, rn.resultNow(), now)
 		if plan.mut != nil {
 			plan.mut(r)
 		}

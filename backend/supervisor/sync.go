@@ -1,9 +1,7 @@
 package supervisor
 
 import (
-	"context"
 	"fmt"
-	"sort"
 	"sync"
 	"syscall"
 
@@ -15,197 +13,6 @@ import (
 	"shepherd/backend/shim"
 	"shepherd/backend/store"
 )
-
-// SelectProject makes a project the one the window shows. It loads the
-// project if that was not done yet, checks its live agents against reality
-// again, and reports what the load and the check found that no select has
-// reported yet (project:synced). Every loaded project is watched whether or
-// not it is selected.
-func (e *Engine) SelectProject(ctx context.Context, id string) (*SyncSummary, error) {
-	e.mu.Lock()
-	p, ok := e.projects[id]
-	e.mu.Unlock()
-	if !ok {
-		return nil, errProjectNotFound(id)
-	}
-	if _, err := e.ensureLoaded(p); err != nil {
-		return nil, err
-	}
-	sum := e.check(p, true)
-	e.mu.Lock()
-	e.selected = id
-	e.mu.Unlock()
-	e.emit(EventProjectSynced, sum)
-	return sum, nil
-}
-
-// LoadAll loads every known project: its records are checked against
-// reality and its agents watched. The app and `serve` call it at start so
-// that no project's agents go unwatched until the user opens it.
-//
-// What the loads found — agents that ended while no engine watched them,
-// re-attached, recovered, started — is kept as one summary for every
-// project (WhileClosed), which a window shows on its first screen.
-func (e *Engine) LoadAll() {
-	var sums []SyncSummary
-	for _, info := range e.Projects() {
-		if e.ctx.Err() != nil {
-			return
-		}
-		p, err := e.project(info.ID)
-		if err != nil {
-			e.log.Error().Err(err).Str("project", info.ID).Msg("cannot load project")
-			continue
-		}
-		if sum := p.whileClosed(); sum != nil {
-			sums = append(sums, *sum)
-		}
-	}
-	w := &WhileClosed{At: e.clock.Now().UTC(), Projects: sums}
-	if w.Projects == nil {
-		w.Projects = []SyncSummary{}
-	}
-	e.mu.Lock()
-	e.closedSum = w
-	e.mu.Unlock()
-	e.emit(EventWhileClosed, w)
-	e.checkDisk()
-}
-
-// WhileClosed is what the engine found at its start, for every project (nil
-// until LoadAll has run).
-func (e *Engine) WhileClosed() *WhileClosed {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.closedSum
-}
-
-// whileClosed is what the project's load found that is worth saying (not
-// the agents that simply were not running), nil if nothing.
-func (p *project) whileClosed() *SyncSummary {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if len(p.unreported) == 0 {
-		return nil
-	}
-	sum := &SyncSummary{ProjectID: p.info.ID, Counts: map[string]int{}}
-	for _, out := range p.unreported {
-		sum.Agents = append(sum.Agents, out)
-		sum.Counts[out.Outcome]++
-	}
-	sum.Total = len(sum.Agents)
-	sort.Slice(sum.Agents, func(i, j int) bool { return sum.Agents[i].AgentID < sum.Agents[j].AgentID })
-	return sum
-}
-
-// ensureLoaded loads a project once: its records are read, every agent is
-// synced with reality, and its monitor starts. Concurrent callers share one
-// load (single flight). It returns the load's summary to the caller that ran
-// it, nil to the others.
-func (e *Engine) ensureLoaded(p *project) (*SyncSummary, error) {
-	p.mu.Lock()
-	if p.loaded {
-		p.mu.Unlock()
-		return nil, nil
-	}
-	if ch := p.loading; ch != nil {
-		p.mu.Unlock()
-		<-ch
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		return nil, p.loadErr
-	}
-	ch := make(chan struct{})
-	p.loading = ch
-	p.mu.Unlock()
-
-	sum, err := e.load(p)
-
-	p.mu.Lock()
-	p.loading, p.loadErr = nil, err
-	p.loaded = err == nil
-	p.mu.Unlock()
-	close(ch)
-	if err == nil {
-		e.startMonitor(p)
-		e.rewaitUsage(p)
-		e.kickQueue(p)
-	}
-	return sum, err
-}
-
-// load reads a project's records and syncs every agent with reality. What
-// it finds is kept for the next select to report: the user opening a project
-// learns that two agents exited while the app was closed even though the
-// engine noticed it earlier.
-func (e *Engine) load(p *project) (*SyncSummary, error) {
-	recs, bad, err := e.st.LoadRecords(p.info.ID, e.clock.Now())
-	if err != nil {
-		return nil, err
-	}
-	settings := e.loadSettings(p.info.ID)
-	sig, note, problem := readPauseSignal(e.pauseSignalPath(p.info.ID))
-	p.mu.Lock()
-	var queued []*agent
-	for _, r := range recs {
-		a := e.newAgent(p, r)
-		p.agents[r.ID] = a
-		if r.Status.Live() {
-			p.live++
-		}
-		if r.Status == lifecycle.Queued {
-			queued = append(queued, a)
-			p.nextSeq = max(p.nextSeq, r.QueueSeq)
-		}
-	}
-	sort.Slice(queued, func(i, j int) bool { return queued[i].rec.QueueSeq < queued[j].rec.QueueSeq })
-	p.queue = queued
-	if sig.exists {
-		p.pause = pauseState{paused: true, at: sig.mod.UTC(), note: note, problem: problem, seen: sig}
-	} else {
-		p.pause.seen = sig
-	}
-	p.settings = settings
-	for _, c := range bad {
-		cr := CorruptRecord{AgentID: c.AgentID, MovedTo: c.MovedTo, Problem: c.Err.Error()}
-		p.corrupt = append(p.corrupt, cr)
-		e.log.Error().Str("project", p.info.ID).Str("agent", c.AgentID).Str("movedTo", c.MovedTo).
-			Err(c.Err).Msg("corrupt record moved aside")
-		e.appendEvent(p.info.ID, store.Event{Time: e.clock.Now().UTC(), Event: "record:corrupt", AgentID: c.AgentID,
-			Reason: c.Err.Error(), Data: map[string]any{"movedTo": c.MovedTo}})
-	}
-	p.mu.Unlock()
-
-	e.verifyWorktrees(p)
-	e.loadCostToday(p)
-	sum := e.check(p, false)
-	p.mu.Lock()
-	paused := p.pause.paused
-	p.mu.Unlock()
-	if paused {
-		// Paused while the engine was away: what still runs is paused now.
-		e.goTask(func() { e.pauseRunning(e.ctx, p, false) })
-	}
-	// The daily budget as it stands now: reached while the engine was away,
-	// what runs is paused; a new day since, what it paused resumes.
-	e.checkDaily(p, true)
-	for _, a := range p.list() {
-		if out, ok := e.autoStart(a); ok {
-			sum.Agents = append(sum.Agents, out)
-			sum.Counts[out.Outcome]++
-			p.mu.Lock()
-			if p.unreported == nil {
-				p.unreported = map[string]AgentOutcome{}
-			}
-			p.unreported[out.AgentID] = out
-			p.mu.Unlock()
-		}
-	}
-	e.appendEvent(p.info.ID, store.Event{Time: e.clock.Now().UTC(), Event: "project:synced",
-		Data: map[string]any{"counts": sum.Counts, "total": sum.Total}})
-	e.log.Info().Str("project", p.info.ID).Int("agents", sum.Total).Interface("counts", sum.Counts).Msg("project synced")
-	return sum, nil
-}
 
 const syncWorkers = 8
 
@@ -312,7 +119,7 @@ func (e *Engine) syncAgent(a *agent) (out AgentOutcome, exit *shim.ExitStatus) {
 	case !r.Status.Live():
 		out.Outcome = OutcomeUnchanged
 		return out, nil
-	case a.run != nil:
+	case a.run != nil || a.starting != nil:
 		out.Outcome = OutcomeRunning
 		return out, nil
 	}
@@ -332,14 +139,14 @@ func (e *Engine) syncAgent(a *agent) (out AgentOutcome, exit *shim.ExitStatus) {
 			if back == "" {
 				back = lifecycle.NotStarted
 			}
-			_ = e.applySteps(a, step{to: back, reason: "sync: spawn never happened", revert: true, mut: func(n *store.Record) {
+			e.applyNow(a, step{to: back, reason: "sync: spawn never happened", revert: true, mut: func(n *store.Record) {
 				n.Error = out.Detail
 				n.ShimPID, n.ShimStartTime, n.PreviousStatus = 0, 0, ""
 			}})
 			return out, nil
 		}
 		st, _ := procid.StartTime(ri.PID)
-		_ = e.update(a, func(n *store.Record) {
+		e.updateNow(a, func(n *store.Record) { // what happened, kept in memory when the disk is full
 			n.PID, n.ShimPID, n.ProcessStartTime, n.BootID = ri.PID, ri.ShimPID, st, e.bootID
 			t := ri.StartedAt.UTC()
 			n.StartedAt = &t
@@ -429,7 +236,7 @@ func (e *Engine) endWhileAway(a *agent, to lifecycle.Status, reason lifecycle.Ex
 			r.PID, r.ProcessStartTime, r.ShimPID, r.ShimStartTime = 0, 0, 0, 0
 		}
 	}})
-	_ = e.applySteps(a, steps...)
+	e.applyNow(a, steps...) // what happened while away, kept in memory when the disk is full; a refusal is logged
 }
 
 // reattach adopts a live process this engine did not start: it is watched

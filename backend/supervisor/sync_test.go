@@ -15,6 +15,7 @@ import (
 	"shepherd/backend/lifecycle"
 	"shepherd/backend/procid"
 	"shepherd/backend/store"
+	"shepherd/internal/testutil"
 )
 
 // The crash test: agents started by an engine that is then SIGKILLed keep
@@ -55,7 +56,7 @@ func TestEngineCrashAndRestart(t *testing.T) {
 		}
 	}
 	// Let the short ones exit while no engine watches.
-	waitFor(t, "exits while away", 5*time.Second, func() bool {
+	testutil.Eventually(t, "exits while away", func() bool {
 		return !procid.Alive(before["exit0"].PID) && !procid.Alive(before["exit3"].PID)
 	})
 	// No pause here: a shim still writing exit.json is waited for.
@@ -96,14 +97,14 @@ func TestEngineCrashAndRestart(t *testing.T) {
 	}
 	// The re-attached agent's log tail keeps working (it keeps growing).
 	tail1, _ := h.e.LogTail(h.project.ID, "long", 1000)
-	waitFor(t, "log growth", 3*time.Second, func() bool {
+	testutil.Eventually(t, "log growth", func() bool {
 		tail2, _ := h.e.LogTail(h.project.ID, "long", 1000)
 		return len(tail2) > len(tail1)
 	})
 	// Re-attached agents are still watched: kill one from outside and the
 	// engine sees the exit at once, with its real signal.
 	syscall.Kill(long.PID, syscall.SIGKILL)
-	r := h.waitStatus("long", lifecycle.Failed, 3*time.Second)
+	r := h.waitStatus("long", lifecycle.Failed)
 	if r.ExitReason != lifecycle.ReasonCrashed || r.Signal != "SIGKILL" {
 		t.Fatalf("re-attached exit: %s %q", r.ExitReason, r.Signal)
 	}
@@ -289,7 +290,7 @@ func TestStopInterruptedByEngineDeath(t *testing.T) {
 	}
 	h.e.Close() // dies before signalling
 	syscall.Kill(gone.PID, syscall.SIGTERM)
-	waitFor(t, "gone exits", 3*time.Second, func() bool { return !procid.Alive(gone.PID) })
+	testutil.Eventually(t, "gone exits", func() bool { return !procid.Alive(gone.PID) })
 
 	h.e = h.engine()
 	if _, err := h.e.SelectProject(context.Background(), h.project.ID); err != nil {
@@ -299,7 +300,7 @@ func TestStopInterruptedByEngineDeath(t *testing.T) {
 	if r.Status != lifecycle.Stopped || r.ExitReason != lifecycle.ReasonStoppedByUser || r.Signal != "SIGTERM" {
 		t.Fatalf("gone: %s %s %q", r.Status, r.ExitReason, r.Signal)
 	}
-	r = h.waitStatus("alive", lifecycle.Stopped, 5*time.Second)
+	r = h.waitStatus("alive", lifecycle.Stopped)
 	if r.Signal != "SIGKILL" || procid.Alive(alive.PID) {
 		t.Fatalf("alive: signal %q, still alive %v", r.Signal, procid.Alive(alive.PID))
 	}

@@ -11,6 +11,7 @@ import (
 	"shepherd/backend/logtail"
 	"shepherd/backend/shim"
 	"shepherd/backend/store"
+	"shepherd/backend/supervisor/figures"
 	"shepherd/backend/usagelimit"
 )
 
@@ -113,7 +114,7 @@ func (e *Engine) endUsageRun(a *agent, rn *run, st *shim.ExitStatus, l usagelimi
 			r.ExitReason, r.Error = lifecycle.ReasonPaused, ""
 			setExit(r, st, now)
 			r.LastActivityAt = rn.activityAt()
-			fig, counted = countRun(r, rn.resultNow(), now)
+			fig, counted = figures.Count(r, rn.resultNow(), now)
 			u := until.UTC()
 			r.PausedAt, r.PauseNote, r.PausedWithProject, r.UsageLimitUntil = &now, note, false, &u
 			r.Desired = lifecycle.DesiredStopped

@@ -8,6 +8,7 @@ import (
 
 	"shepherd/backend/lifecycle"
 	"shepherd/backend/store"
+	"shepherd/internal/testutil"
 )
 
 // claudeLimited starts a fake Claude agent refused by its 5-hour window,
@@ -32,7 +33,7 @@ func TestUsageLimitWaitsAndResumes(t *testing.T) {
 	resets := h.clk.Now().Add(time.Hour).Truncate(time.Second)
 	for _, id := range []string{"a", "b", "c"} {
 		h.claudeLimited(id, "success", resets)
-		r := h.waitStatus(id, lifecycle.Paused, 10*time.Second)
+		r := h.waitStatus(id, lifecycle.Paused)
 		if r.UsageLimitUntil == nil || !r.UsageLimitUntil.Equal(resets.Add(30*time.Second)) || r.Attention != "" ||
 			!strings.HasPrefix(r.PauseNote, "usage limit until ") || !strings.HasSuffix(r.PauseNote, "(5-hour)") {
 			t.Fatalf("%s: until %v attention %q note %q", id, r.UsageLimitUntil, r.Attention, r.PauseNote)
@@ -46,13 +47,13 @@ func TestUsageLimitWaitsAndResumes(t *testing.T) {
 		t.Fatalf("resumed before the reset: %s", r.Status)
 	}
 	h.clk.Advance(time.Second)
-	h.waitStatus("a", lifecycle.Completed, 10*time.Second)
-	h.waitStatus("b", lifecycle.Completed, 10*time.Second)
+	h.waitStatus("a", lifecycle.Completed)
+	h.waitStatus("b", lifecycle.Completed)
 	if r := h.get("c"); r.Status != lifecycle.Paused {
 		t.Fatalf("c went with the first two: %s", r.Status)
 	}
 	h.clk.Advance(2 * time.Minute)
-	r := h.waitStatus("c", lifecycle.Completed, 10*time.Second)
+	r := h.waitStatus("c", lifecycle.Completed)
 	if r.UsageLimitUntil != nil || r.PauseNote != "" || r.ResumeCount != 1 {
 		t.Fatalf("after the resume: %+v", r)
 	}
@@ -69,11 +70,11 @@ func TestUsageLimitNoLoop(t *testing.T) {
 	h := newClaudeHarness(t)
 	resets := h.clk.Now().Add(time.Hour).Truncate(time.Second)
 	h.claudeLimited("a", "usage-limit", resets)
-	first := h.waitStatus("a", lifecycle.Paused, 10*time.Second)
+	first := h.waitStatus("a", lifecycle.Paused)
 	h.clk.Advance(time.Hour + 30*time.Second)
-	waitFor(t, "the resume", 10*time.Second, func() bool { return len(h.invocations()) == 2 })
+	testutil.Eventually(t, "the resume", func() bool { return len(h.invocations()) == 2 })
 	var r *store.Record
-	waitFor(t, "the second refusal", 10*time.Second, func() bool {
+	testutil.Eventually(t, "the second refusal", func() bool {
 		r = h.get("a")
 		return r.Status == lifecycle.Paused && r.UsageLimitUntil != nil && r.UsageLimitUntil.After(*first.UsageLimitUntil)
 	})
@@ -94,7 +95,7 @@ func TestUsageWindowsKept(t *testing.T) {
 		t.Fatal("windows known before any run")
 	}
 	h.claude("w", "usage-warning", "")
-	h.waitStatus("w", lifecycle.Completed, 10*time.Second)
+	h.waitStatus("w", lifecycle.Completed)
 	u := h.e.Usage()
 	if len(u) != 1 || u[0].Account != "claude:" || len(u[0].Windows) == 0 {
 		t.Fatalf("usage %+v", u)
@@ -118,7 +119,7 @@ func TestUsageLimitWaitOff(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.claudeLimited("a", "success", h.clk.Now().Add(time.Hour))
-	if r := h.waitStatus("a", lifecycle.Failed, 10*time.Second); r.UsageLimitUntil != nil {
+	if r := h.waitStatus("a", lifecycle.Failed); r.UsageLimitUntil != nil {
 		t.Fatalf("waits with the setting off: %+v", r)
 	}
 }

@@ -96,7 +96,7 @@ func TestRateLimitRetryIsWaiting(t *testing.T) {
 	if r := h.get("r"); r.Stale || r.Status != lifecycle.Running || r.AutoResumeCount != 0 {
 		t.Fatalf("a rate-limited agent was taken for hung: %s stale=%v", r.Status, r.Stale)
 	}
-	r = h.waitStatus("r", lifecycle.Completed, 10*time.Second)
+	r = h.waitStatus("r", lifecycle.Completed)
 	if r.AutoResumeCount != 0 {
 		t.Fatalf("resumed %d times", r.AutoResumeCount)
 	}
@@ -122,7 +122,7 @@ func TestHookBadInput(t *testing.T) {
 		t.Error("a hook for an unknown agent was taken")
 	}
 	// -p: a Stop is the end of the run, not a wait for input.
-	if err := h.e.Hook(ref, []byte(`{"hook_event_name":"Stop","session_id":"sess-1"}`)); err != nil {
+	if err := h.e.Hook(ref, []byte(`{"hook_event_name":"Stop","session_id":"s"}`)); err != nil {
 		t.Fatal(err)
 	}
 	if r := h.get("a"); r.Activity != nil && r.Activity.State == store.ActivityWaiting {

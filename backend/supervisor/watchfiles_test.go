@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"shepherd/backend/lifecycle"
+	"shepherd/internal/testutil"
 )
 
 // With WatchFiles the engine sees a log grow and a pause signal file come
@@ -19,7 +20,7 @@ func TestWatchFilesWithoutPolling(t *testing.T) {
 	h := newHarness(t, func(c *Config) { c.Clock = clk; c.WatchFiles = true })
 	h.create(withID("a", sh("exec sleep 300")))
 	r := h.start("a")
-	h.waitStatus("a", lifecycle.Running, 5*time.Second)
+	h.waitStatus("a", lifecycle.Running)
 	// Later than the start by less than any timer's interval: nothing fires.
 	clk.Advance(5 * time.Second)
 	at := clk.Now().UTC()
@@ -31,7 +32,7 @@ func TestWatchFilesWithoutPolling(t *testing.T) {
 	if _, err := f.WriteString("working\n"); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the log's growth to be seen", 5*time.Second, func() bool {
+	testutil.Eventually(t, "the log's growth to be seen", func() bool {
 		act := h.get("a").Activity
 		return act != nil && act.Since != nil && act.Since.Equal(at)
 	})
@@ -40,14 +41,14 @@ func TestWatchFilesWithoutPolling(t *testing.T) {
 	if err := os.WriteFile(sig, []byte("lunch\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the project to pause on its signal file", 5*time.Second, func() bool {
+	testutil.Eventually(t, "the project to pause on its signal file", func() bool {
 		v, _ := h.e.ProjectState(h.project.ID)
 		return v.Paused && v.PauseNote == "lunch"
 	})
 	if err := os.Remove(sig); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the project to resume when its signal file is removed", 5*time.Second, func() bool {
+	testutil.Eventually(t, "the project to resume when its signal file is removed", func() bool {
 		v, _ := h.e.ProjectState(h.project.ID)
 		return !v.Paused
 	})
@@ -63,7 +64,7 @@ func TestWatchFilesReadsWhatCameBefore(t *testing.T) {
 		Args: []string{"-p", "--verbose", "--output-format", "stream-json", "go"},
 		Env:  map[string]string{"FAKE_CLAUDE_MODE": "rate-limit", "FAKE_CLAUDE_TOOL_SECONDS": "300"}})
 	h.start("r")
-	waitFor(t, "the rate limit read without another write", 10*time.Second, func() bool {
+	testutil.Eventually(t, "the rate limit read without another write", func() bool {
 		act := h.get("r").Activity
 		return act != nil && act.State == "waiting"
 	})
@@ -95,7 +96,7 @@ func TestPauseWithWatchedSignal(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, id := range []string{"a", "b", "c"} {
-			h.waitStatus(id, lifecycle.Running, 10*time.Second)
+			h.waitStatus(id, lifecycle.Running)
 		}
 	}
 }

@@ -3,49 +3,28 @@ package supervisor
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"shepherd/backend/lifecycle"
 	"shepherd/backend/store"
 	"shepherd/backend/workspace"
+	"shepherd/internal/testutil"
 )
 
 // gitTest makes git's answers independent of the machine's configuration
 // (the engine and the agents it starts inherit these).
 func gitTest(t *testing.T) {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
-	home := t.TempDir()
-	for k, v := range map[string]string{
-		"HOME": home, "XDG_CONFIG_HOME": home, "GIT_CONFIG_NOSYSTEM": "1",
-		"GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.com",
-		"GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@example.com",
-	} {
-		t.Setenv(k, v)
-	}
-	// The engine's own git drops GIT_* variables: the user's identity is in
-	// their global config.
-	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[user]\n\tname = The User\n\temail = user@example.com\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testutil.GitIdentity(t)
+	t.Setenv("XDG_CONFIG_HOME", os.Getenv("HOME"))
 }
 
 func gitIn(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return strings.TrimSpace(string(out))
+	return testutil.Git(t, dir, args...)
 }
 
 // gitHarness is a harness whose project is a git repository on main with
@@ -93,10 +72,10 @@ func TestWorktreeAgentsEditSameFileBothKept(t *testing.T) {
 		h.start(r.ID)
 	}
 	for _, r := range wts {
-		h.waitStatus(r.ID, lifecycle.Completed, 10*time.Second)
+		h.waitStatus(r.ID, lifecycle.Completed)
 		h.waitLog(r.ID, r.Workspace.Path+"\n") // it ran in its worktree
 		// The run's end refreshes the worktree's status on the record.
-		waitFor(t, r.ID+"'s worktree status", 5*time.Second, func() bool {
+		testutil.Eventually(t, r.ID+"'s worktree status", func() bool {
 			w := h.get(r.ID).Workspace
 			return w.Ahead == 1 && !w.Dirty
 		})
@@ -128,7 +107,7 @@ func TestWorktreeRemoveMerge(t *testing.T) {
 		s.Args = append(s.Args, id)
 		r := h.create(s)
 		h.start(id)
-		h.waitStatus(id, lifecycle.Completed, 10*time.Second)
+		h.waitStatus(id, lifecycle.Completed)
 		if conflict {
 			os.WriteFile(filepath.Join(repo, "shared.txt"), []byte("user\n"), 0o644)
 			gitIn(t, repo, "commit", "--quiet", "-am", "user edit")
@@ -164,7 +143,7 @@ func TestWorktreeDirtyDiscardAsks(t *testing.T) {
 	h, repo := gitHarness(t)
 	r := h.create(worktreeSpec("d", `echo unsaved > notes.txt`))
 	h.start("d")
-	h.waitStatus("d", lifecycle.Completed, 10*time.Second)
+	h.waitStatus("d", lifecycle.Completed)
 	err := h.e.Remove(context.Background(), h.project.ID, "d", RemoveOptions{Worktree: workspace.Discard})
 	wantKind(t, err, ErrWorktreeDirty, "uncommitted changes")
 	if _, err := os.Stat(filepath.Join(r.Workspace.Path, "notes.txt")); err != nil {
@@ -291,7 +270,7 @@ func TestWorktreeDiffAndRefresh(t *testing.T) {
 	h, _ := gitHarness(t)
 	r := h.create(worktreeSpec("df", `printf 'base\nmore\n' > shared.txt; echo new > new.txt`))
 	h.start("df")
-	h.waitStatus("df", lifecycle.Completed, 10*time.Second)
+	h.waitStatus("df", lifecycle.Completed)
 	d, err := h.e.AgentDiff(context.Background(), h.project.ID, "df")
 	if err != nil {
 		t.Fatal(err)
@@ -312,19 +291,4 @@ func TestWorktreeDiffAndRefresh(t *testing.T) {
 	plain := h.create(withID("plain", sh("true")))
 	_, err = h.e.AgentDiff(context.Background(), h.project.ID, plain.ID)
 	wantKind(t, err, ErrValidation, "does not run in a worktree")
-}
-
-func TestIntoWorktree(t *testing.T) {
-	w := &workspace.Workspace{Repo: "/src/repo", Path: "/wt/p/a"}
-	for _, tc := range []struct{ project, cwd, want string }{
-		{"/src/repo", "/src/repo", "/wt/p/a"},
-		{"/src/repo", "/src/repo/web/app", "/wt/p/a/web/app"},
-		{"/src/repo/web", "/src/repo/web", "/wt/p/a/web"}, // a project in a subfolder of its repository
-		{"/src/repo", "/wt/p/a/docs", "/wt/p/a/docs"},     // already in the worktree (an edit)
-		{"/src/repo", "/elsewhere", "/wt/p/a"},
-	} {
-		if got := intoWorktree(w, tc.project, tc.cwd); got != tc.want {
-			t.Errorf("intoWorktree(%s, %s) = %s, want %s", tc.project, tc.cwd, got, tc.want)
-		}
-	}
 }

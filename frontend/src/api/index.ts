@@ -3,7 +3,7 @@
 // reached through one generic binding, App.Call(operationId, params, body),
 // typed here by the engine's description (schema.gen.ts): call('startAgent',
 // {project, agent}) takes and answers what the engine's Go types say. The
-// window's own bindings (folder picker, PATH, preferences, its log follow)
+// window's own bindings (folder picker, preferences, its log follow)
 // stay as they are.
 import * as App from '../../wailsjs/go/app/App'
 import * as Agents from '../../wailsjs/go/app/AgentService'
@@ -143,8 +143,8 @@ export const api = {
     remove: async (projectId: string, id: string, force: boolean, deleteLog: boolean) =>
       void await call('removeAgent', {project: projectId, agent: id, force, deleteLog}),
     stopAll: async (projectId: string) => list(await call('stopAll', {project: projectId})),
-    /** Where the engine would find command (exec.LookPath); rejects when it would not. */
-    lookPath: (command: string, cwd: string) => Agents.LookPath(command, cwd),
+    /** Where the engine would find command, with its PATH (not the window's); rejects when it would not. */
+    lookPath: async (command: string, cwd: string) => (await call('lookupCommand', {command, cwd})).path,
     events: async (projectId: string, id: string, limit = 200) =>
       call('listEvents', {project: projectId, agent: id, limit}),
     /** What the agent asks and waits for (permissions, choices), the one it waits on first. */

@@ -4,6 +4,26 @@
  */
 
 export interface paths {
+    "/v1/commands/lookup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where a start would find a command, with the engine's PATH (400 ValidationError when it would not)
+         * @description The agent form warns about a command that is not found; it does not refuse it (the agent's own PATH may differ).
+         */
+        get: operations["lookupCommand"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/engine": {
         parameters: {
             query?: never;
@@ -906,6 +926,9 @@ export interface components {
             name: string;
             url: string;
         };
+        CommandPath: {
+            path: string;
+        };
         CorruptRecord: {
             agentId: string;
             movedTo: string;
@@ -1228,6 +1251,8 @@ export interface components {
             /** Format: int64 */
             resumeCount: number;
             resumePrompt?: string;
+            /** Format: int64 */
+            runCount?: number;
             sandbox?: components["schemas"]["Grants"];
             sessionId?: string;
             /** Format: int64 */
@@ -1531,6 +1556,40 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    lookupCommand: {
+        parameters: {
+            query?: {
+                /** @description the command as an agent's spec gives it (a name on the PATH, or a path) */
+                command?: string;
+                /** @description the folder a path with a slash is relative to (the agent's working folder) */
+                cwd?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommandPath"];
+                };
+            };
+            /** @description an error: its kind and what was wrong */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getEngine: {
         parameters: {
             query?: never;

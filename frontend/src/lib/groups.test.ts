@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
 import type {Agent} from '../api'
 import {agent, at, NOW} from '../test/fixtures'
-import {acknowledgeable, attentionReason, countGroups, goSeconds, filterAgents, groupAgents, groupOf, sortAgents, stoppable} from './groups'
+import {acknowledgeable, attentionReason, countGroups, goSeconds, filterAgents, groupAgents, groupOf, runsOf, sortAgents, stoppable} from './groups'
 
 describe('groupOf', () => {
   it.each([
@@ -104,5 +104,18 @@ describe('groupAgents and sortAgents', () => {
     expect(stoppable(agent({status: 'queued'}))).toBe(true)
     expect(stoppable(agent({status: 'failed', nextRestartAt: at(-5)}))).toBe(true)
     expect(stoppable(agent({status: 'failed'}))).toBe(false)
+  })
+})
+
+describe('runsOf', () => {
+  it("shows the engine's count of runs, however many events the window read", () => {
+    const a = agent({status: 'completed', startedAt: at(60), restartCount: 1, resumeCount: 1, runCount: 40})
+    expect(runsOf(a, 7)).toBe(40)
+  })
+  it('without a count (an older engine): what the events and the record show', () => {
+    const a = agent({status: 'completed', startedAt: at(60), restartCount: 1, resumeCount: 1})
+    expect(runsOf(a)).toBe(3)
+    expect(runsOf(a, 7)).toBe(7)
+    expect(runsOf(agent({status: 'not_started'}))).toBe(0)
   })
 })

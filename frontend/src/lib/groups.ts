@@ -101,12 +101,14 @@ function runMs(a: Agent, now: number): number {
 }
 
 /**
- * How many runs the agent started: what its events show (seen) when known,
- * never fewer than its record proves (a start, its restarts and resumes,
- * the runs that reported figures). The list's Runs column and the detail's
- * run picker both count this way. 0: never run.
+ * How many runs the agent started: the engine's count on the record
+ * (runCount); from an engine without it, what its events show (seen) when
+ * known, never fewer than its record proves (a start, its restarts and
+ * resumes, the runs that reported figures). The list's Runs column and the
+ * detail's run picker both count this way. 0: never run.
  */
 export function runsOf(a: Agent, seen = 0): number {
+  if (a.runCount) return a.runCount
   if (!a.startedAt) return 0
   return Math.max(seen, a.totals?.runs ?? 0, 1 + a.restartCount + a.resumeCount)
 }

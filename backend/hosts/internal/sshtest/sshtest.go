@@ -44,8 +44,12 @@ type Server struct {
 	authorized map[string]bool
 	ln         net.Listener
 	conns      map[*ssh.ServerConn]net.Conn
-	execs      []string
-	frozen     bool
+	// raws are the accepted connections still open, a handshake under way
+	// among them: Stop closes them all (a client can be done with its
+	// handshake before the server's side has registered the connection).
+	raws   map[net.Conn]bool
+	execs  []string
+	frozen bool
 
 	connections atomic.Int64 // authenticated connections, ever
 	unixChans   atomic.Int64 // direct-streamlocal channels, ever
@@ -72,7 +76,8 @@ func NewSigner(t testing.TB) ssh.Signer {
 // lets in the given keys. It stops when the test ends.
 func New(t testing.TB, authorized ...ssh.PublicKey) *Server {
 	t.Helper()
-	s := &Server{HostKey: NewSigner(t), t: t, authorized: map[string]bool{}, conns: map[*ssh.ServerConn]net.Conn{}}
+	s := &Server{HostKey: NewSigner(t), t: t, authorized: map[string]bool{}, conns: map[*ssh.ServerConn]net.Conn{},
+		raws: map[net.Conn]bool{}}
 	for _, k := range authorized {
 		s.Authorize(k)
 	}
@@ -158,6 +163,9 @@ func (s *Server) Stop() {
 		raw.Close()
 		c.Close()
 	}
+	for raw := range s.raws {
+		raw.Close()
+	}
 	s.mu.Unlock()
 	s.wg.Wait()
 }
@@ -184,9 +192,22 @@ func (s *Server) serve(ln net.Listener) {
 			if err != nil {
 				return
 			}
+			s.mu.Lock()
+			if s.ln != ln { // stopped since it was accepted
+				s.mu.Unlock()
+				raw.Close()
+				continue
+			}
+			s.raws[raw] = true
+			s.mu.Unlock()
 			s.wg.Add(1)
 			go func() {
 				defer s.wg.Done()
+				defer func() {
+					s.mu.Lock()
+					delete(s.raws, raw)
+					s.mu.Unlock()
+				}()
 				s.handle(raw)
 			}()
 		}

@@ -141,8 +141,9 @@ func main() {
 			f.Close()
 		}
 	}
-	// A resumed run may bring a new session id, as the real CLI does.
-	session := fmt.Sprintf("sess-%d", n)
+	// A resumed run may bring a new session id, as the real CLI does (a
+	// UUID, as the engine takes no other).
+	session := fmt.Sprintf("00000000-0000-4000-8000-%012d", n)
 	line(map[string]any{"type": "system", "subtype": "init", "session_id": session, "cwd": cwd, "model": "fake"})
 	line(map[string]any{"type": "assistant", "session_id": session, "message": map[string]any{
 		"content": []any{map[string]any{"type": "text", "text": "Looking at the error handling now."}}}})

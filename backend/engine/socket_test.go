@@ -1,4 +1,4 @@
-package cli
+package engine
 
 import (
 	"context"
@@ -9,17 +9,22 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"shepherd/internal/testutil"
 )
 
 // serve --socket listens on a Unix socket (0600) in the runtime folder and
 // on no TCP port; engine.json says where, with the token; Close removes
 // both. --socket with --listen is refused.
 func TestServeSocket(t *testing.T) {
-	p := isolate(t)
-	fails(t, 1, "not both", "serve", "--socket", "--listen", "127.0.0.1:0")
+	p := testutil.Isolate(t)
+	if _, err := Start(context.Background(), Options{Socket: true, Listen: "127.0.0.1:0", Paths: &p, Console: io.Discard}); err == nil ||
+		!strings.Contains(err.Error(), "not both") {
+		t.Fatalf("--socket with --listen: %v", err)
+	}
 
 	before := tcpListeners(t)
-	h, err := Start(context.Background(), ServeOptions{Socket: true, Paths: &p, Console: io.Discard})
+	h, err := Start(context.Background(), Options{Socket: true, Paths: &p, Console: io.Discard})
 	if err != nil {
 		t.Fatal(err)
 	}
