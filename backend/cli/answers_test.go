@@ -12,6 +12,7 @@ import (
 
 	"shepherd/backend/paths"
 	"shepherd/backend/store"
+	"shepherd/internal/testutil"
 )
 
 // The fixture CLI that calls Shepherd's permission tool over MCP as Claude
@@ -78,7 +79,7 @@ func newAsker(t *testing.T, pp paths.Paths, projName, id, mode string, calls []m
 // waitAttention polls until the agent's attention is want.
 func (a *asker) waitAttention(want string) store.Record {
 	a.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(testutil.Patience)
 	for {
 		r := record(a.t, a.proj, a.id)
 		if r.Attention == want {
@@ -223,7 +224,7 @@ func TestAnswersEngineStopDenies(t *testing.T) {
 	a := newAsker(t, p, "ans", "worker", "permission-tool", []map[string]any{bash("touch never")}, nil)
 	a.waitAttention("waiting: permission for Bash: touch never")
 	s.stop(t)
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(testutil.Patience)
 	for len(a.answers()) == 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("the call was never answered")

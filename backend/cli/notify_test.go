@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"shepherd/internal/testutil"
 )
 
 // A webhook channel gets the test send and the engine's notifications of
@@ -54,7 +56,7 @@ func TestNotifyWebhooks(t *testing.T) {
 	projectWithFolder(t, "hooks")
 	ok(t, "create", "hooks", "crasher", "--", "sh", "-c", "exit 3")
 	ok(t, "start", "hooks", "crasher")
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(testutil.Patience)
 	for {
 		mu.Lock()
 		n := len(got)

@@ -17,6 +17,7 @@ import (
 	"shepherd/backend/permtool"
 	"shepherd/backend/store"
 	"shepherd/backend/supervisor"
+	"shepherd/internal/testutil"
 )
 
 // Answers under attack (SPEC "Answers", threat model): a box that asks the
@@ -42,7 +43,7 @@ func init() {
 			done <- err
 		}()
 		self := "/v1/projects/" + os.Getenv(supervisor.EnvProjectID) + "/agents/" + os.Getenv(supervisor.EnvAgentID)
-		deadline := time.Now().Add(10 * time.Second)
+		deadline := time.Now().Add(testutil.Patience)
 		for time.Now().Before(deadline) {
 			select {
 			case err := <-done:
@@ -142,7 +143,7 @@ func attackAnswers(t *testing.T, a *arena) {
 		a.spawn("selfish", []string{"@network"}, "ask:rm -rf /", "selfanswer:allow", "selfanswer:always", "selfrule:agent",
 			"selfrule:project", "selfpolicy", "otherrule:ruled", "otherrule:users", "otheranswer:users", "wait")
 		r := record(t, a.proj, "selfish")
-		deadline := time.Now().Add(20 * time.Second)
+		deadline := time.Now().Add(testutil.Patience)
 		log := ""
 		for !strings.Contains(log, "otheranswer:users") && time.Now().Before(deadline) {
 			log = readLog(t, r.LogPath)
@@ -166,7 +167,7 @@ func attackAnswers(t *testing.T, a *arena) {
 			t.Fatalf("attention %q", r.Attention)
 		}
 		ok(t, "deny", "arena", "selfish", "-m", "no")
-		deadline = time.Now().Add(10 * time.Second)
+		deadline = time.Now().Add(testutil.Patience)
 		for !strings.Contains(log, "ANSWERED") && time.Now().Before(deadline) {
 			log = readLog(t, r.LogPath)
 			time.Sleep(20 * time.Millisecond)
