@@ -60,6 +60,10 @@ type App struct {
 	lost       string // why the attached engine is gone ("" while it answers)
 	engineErr  error
 	follow     *logfollow.Hub
+	// machine is the host whose engine the window shows ("": this
+	// computer's), and hostLogs its agents' logs followed over the API.
+	machine  string
+	hostLogs map[string]context.CancelFunc
 }
 
 // New returns an App ready to be bound; version is what Version reports.

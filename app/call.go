@@ -21,7 +21,9 @@ import (
 // "status"}, which the frontend's client turns back into an error. The body
 // comes as JSON text ("": none).
 func (a *App) Call(operationID string, params map[string]any, body string) (any, error) {
-	c, err := a.client()
+	host, explicit := params["host"].(string)
+	delete(params, "host")
+	c, err := a.callClient(operationID, host, explicit)
 	if err != nil {
 		return nil, &CallError{Name: "EngineUnavailable", Message: err.Error()}
 	}

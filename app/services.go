@@ -37,9 +37,12 @@ type AgentService struct{ a *App }
 // project runs in a worktree unless unticked: when the project is a git
 // repository.
 func (s *AgentService) WorktreeByDefault(projectID string) (bool, error) {
-	c, err := s.a.client()
+	c, host, err := s.a.hostClient()
 	if err != nil {
 		return false, err
+	}
+	if host != "" {
+		return false, nil // its folder is on the host: ticked by the user
 	}
 	p, err := api.Call(context.Background(), c, api.GetProject, api.ProjectIn{Project: projectID})
 	if err != nil {
@@ -104,12 +107,15 @@ func (s *LogService) logPath(projectID, agentID string) (string, error) {
 // Tail returns the last n complete lines of an agent's log (n <= 0: 2000)
 // and the offset Follow continues from.
 func (s *LogService) Tail(projectID, agentID string, n int) (logfollow.Chunk, error) {
+	if n <= 0 {
+		n = 2000
+	}
+	if c, host, err := s.a.hostClient(); err == nil && host != "" {
+		return hostTail(c, projectID, agentID, n)
+	}
 	path, err := s.logPath(projectID, agentID)
 	if err != nil {
 		return logfollow.Chunk{}, err
-	}
-	if n <= 0 {
-		n = 2000
 	}
 	return logfollow.Tail(path, n)
 }
@@ -117,6 +123,10 @@ func (s *LogService) Tail(projectID, agentID string, n int) (logfollow.Chunk, er
 // Follow pushes the lines written to an agent's log past offset as
 // "agent:log" events, about every 100 ms, until Unfollow.
 func (s *LogService) Follow(projectID, agentID string, offset int64) error {
+	if c, host, err := s.a.hostClient(); err == nil && host != "" {
+		s.followHost(c, projectID, agentID, offset)
+		return nil
+	}
 	path, err := s.logPath(projectID, agentID)
 	if err != nil {
 		return err
@@ -127,5 +137,9 @@ func (s *LogService) Follow(projectID, agentID string, offset int64) error {
 
 // Unfollow stops pushing an agent's log.
 func (s *LogService) Unfollow(projectID, agentID string) {
+	if _, host, err := s.a.hostClient(); err == nil && host != "" {
+		s.unfollowHost(host, projectID, agentID)
+		return
+	}
 	s.hub().Unfollow(projectID, agentID)
 }

@@ -53,6 +53,30 @@ else
 	fi
 fi
 
+# --- sshd for the hosts check (scripts/hosts-check.sh) ------------------------
+# Debian's openssh-server, installed without starting a system sshd: the check
+# runs its own, in a network namespace, with its own config and keys.
+if $want_test && command -v dpkg-query >/dev/null &&
+	[[ "$(dpkg-query -W -f='${Status}' openssh-server 2>/dev/null || true)" != *"install ok installed"* ]]; then
+	if ((EUID != 0)); then
+		log "openssh-server is not installed (the hosts check needs it and root): skipped"
+	else
+		log "installing openssh-server (not started: the hosts check runs its own sshd)"
+		mkdir -p /etc/ssh
+		touch /etc/ssh/sshd_not_to_be_run
+		placed_policy=false
+		if [[ ! -e /usr/sbin/policy-rc.d ]]; then
+			printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
+			chmod 755 /usr/sbin/policy-rc.d
+			placed_policy=true
+		fi
+		env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+		env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends openssh-server >/dev/null 2>&1 ||
+			log "openssh-server did not install: the hosts check will be skipped"
+		if $placed_policy; then rm -f /usr/sbin/policy-rc.d; fi
+	fi
+fi
+
 # --- Go modules --------------------------------------------------------------
 (cd "$ROOT" && go mod download)
 

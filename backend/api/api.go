@@ -80,6 +80,9 @@ type Options struct {
 	// Quit, when set, is called by POST /v1/engine/quit (after the answer
 	// is sent): the engine's host shuts down.
 	Quit func()
+	// Hosts are other machines' engines, reached through this one (nil:
+	// none; the hosts' operations answer 404).
+	Hosts Hosts
 }
 
 // Limits of what a request carries.
@@ -143,6 +146,10 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="shepherd"`)
 		writeError(w, http.StatusUnauthorized, "Unauthorized",
 			"missing or wrong bearer token (see engine.json)")
+		return
+	}
+	if host, rest, ok := hostPath(r.URL.EscapedPath()); ok {
+		h.proxyHost(w, r, c, host, rest)
 		return
 	}
 	_, pattern := h.mux.Handler(r)

@@ -47,6 +47,28 @@ type Client struct {
 	BaseURL string
 	Token   string
 	HTTP    *http.Client
+	// Host, when set, addresses every call to that host's engine through
+	// this one (/v1/hosts/{host}/…).
+	Host string
+}
+
+// OnHost is a copy of c whose calls go to the engine of host (through
+// c's engine).
+func (c *Client) OnHost(host string) *Client {
+	d := *c
+	d.Host = host
+	return &d
+}
+
+// hostPath is path as sent: under /v1/hosts/{host}/ for a client on a host.
+func (c *Client) hostPath(path string) string {
+	if c.Host == "" {
+		return path
+	}
+	if rest, ok := strings.CutPrefix(path, "/v1/"); ok {
+		return "/v1/hosts/" + url.PathEscape(c.Host) + "/" + rest
+	}
+	return path
 }
 
 // NewClient returns a client for the engine that info describes. Requests
@@ -214,7 +236,7 @@ func (c *Client) request(ctx context.Context, info *Info, in reflect.Value, opts
 }
 
 func (c *Client) newRequest(ctx context.Context, method, path string, q url.Values, body []byte) (*http.Request, error) {
-	u := c.BaseURL + path
+	u := c.BaseURL + c.hostPath(path)
 	if len(q) > 0 {
 		u += "?" + q.Encode()
 	}

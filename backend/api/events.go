@@ -22,6 +22,10 @@ type EventPayloads struct {
 	EngineWhileClosed supervisor.WhileClosed  `json:"engine:while-closed" doc:"what the engine found at its start, once every project is loaded"`
 	EngineAlerts      []supervisor.Alert      `json:"engine:alerts" doc:"the engine's own alerts changed (its data folder's disk)"`
 	EngineQuit        EngineQuit              `json:"engine:quit" doc:"the engine was asked to quit: its windows close"`
+	HostState         HostView                `json:"host:state" doc:"a host's state changed (connected, unreachable, …) or its agents' counts did"`
+	HostEvent         HostEvent               `json:"host:event" doc:"an event of a host's engine, with the host's name and the event's id there"`
+	HostAway          HostView                `json:"host:away" doc:"a host is back: what happened there while it was away (whileAway)"`
+	HostRemoved       HostRemoved             `json:"host:removed" doc:"a host was removed"`
 	Hello             Hello                   `json:"hello" doc:"the first event of a stream"`
 	Reset             Dropped                 `json:"reset" doc:"events were missed: fetch the state again"`
 	Dropped           Dropped                 `json:"dropped" doc:"the last event of a stream the client did not read in time, and why"`

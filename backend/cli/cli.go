@@ -108,10 +108,11 @@ type env struct {
 	ctx            context.Context
 	stdout, stderr io.Writer
 	json           bool
-	reveal         bool // --show-secrets: environment values as they are
-	raw            bool // --raw: agent text's control sequences as they are, even on a terminal
-	wide           bool // --wide: tables with every column, whole
-	cols           int  // the width tables fit (0: the terminal's, see termWidth)
+	reveal         bool   // --show-secrets: environment values as they are
+	host           string // --host: a host's engine, through the local one
+	raw            bool   // --raw: agent text's control sequences as they are, even on a terminal
+	wide           bool   // --wide: tables with every column, whole
+	cols           int    // the width tables fit (0: the terminal's, see termWidth)
 	// term is stdout itself, for the CLI's own control sequences (the live
 	// dashboard's redraw); stdout escapes agent text on a terminal.
 	term   io.Writer
@@ -145,6 +146,9 @@ func (e *env) connect() (*api.Client, error) {
 			return nil, err
 		}
 		e.client = api.NewClient(info)
+		if e.host != "" {
+			e.client = e.client.OnHost(e.host) // which the engine refuses an agent
+		}
 		return e.client, nil
 	}
 	if err != nil {
@@ -154,6 +158,9 @@ func (e *env) connect() (*api.Client, error) {
 		return nil, errNoEngine
 	}
 	e.client = api.NewClient(info)
+	if e.host != "" {
+		e.client = e.client.OnHost(e.host)
+	}
 	return e.client, nil
 }
 

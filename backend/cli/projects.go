@@ -59,6 +59,13 @@ func (e *env) addProjectCmd() *cobra.Command {
 		if err != nil {
 			return err
 		}
+		if e.host != "" {
+			// A path on that host, checked there.
+			if !strings.HasPrefix(pos[0], "/") {
+				return usagef("add-project --host %s: give the folder's absolute path on that host", e.host)
+			}
+			path = pos[0]
+		}
 		out, human, err := fetch(e, api.AddProject, api.AddProjectIn{Body: api.ProjectInput{Path: path, Name: *name}})
 		if !human {
 			return err

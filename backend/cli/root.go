@@ -34,7 +34,7 @@ func (e *env) verbs() []*cobra.Command {
 		e.mergeCmd(), e.resolveCmd(), e.diffCmd(), e.stopAllCmd(), e.logsCmd(), e.eventsCmd(),
 		e.questionsCmd(), e.allowCmd(), e.denyCmd(), e.answerCmd(), e.rulesCmd(), e.sendCmd(), e.notifyCmd(),
 		e.pauseCmd(), e.unpauseCmd(), e.budgetCmd(), e.mcpCmd(), e.quitCmd(), e.psCmd(), e.statusCmd(),
-		e.serveCmd(), e.completionCmd(),
+		e.hostsCmd(), e.hostCmd(), e.serveCmd(), e.completionCmd(),
 	}
 }
 
@@ -66,7 +66,11 @@ func (e *env) root() *cobra.Command {
 	pf := root.PersistentFlags()
 	pf.BoolVar(&e.json, "json", false, "print the API's raw JSON instead of a table")
 	pf.BoolVar(&e.reveal, "show-secrets", false, "print secret environment values (…KEY, …TOKEN, …) instead of masking them")
+	pf.StringVar(&e.host, "host", "", "talk to the engine of this host (see shepherd hosts) through the local one")
 	pf.BoolVar(&e.raw, "raw", false, "print what agents wrote as it is, control sequences included, even on a terminal (they are shown escaped there by default)")
+	root.RegisterFlagCompletionFunc("host", func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		return hostArg(e, c, args, toComplete)
+	})
 	root.SetFlagErrorFunc(flagError)
 	root.SetHelpFunc(func(c *cobra.Command, _ []string) {
 		if c.HasParent() {

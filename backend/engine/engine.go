@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"sync"
 	"time"
@@ -19,6 +20,9 @@ import (
 
 	"shepherd/backend/api"
 	"shepherd/backend/eventbus"
+	"shepherd/backend/hosts/bootstrap"
+	"shepherd/backend/hosts/manager"
+	"shepherd/backend/hosts/registry"
 	"shepherd/backend/instance"
 	"shepherd/backend/logging"
 	"shepherd/backend/notify"
@@ -75,7 +79,8 @@ type Host struct {
 	quitOnce sync.Once
 
 	server     apiServer
-	socket     string // the Unix socket the API listens on (Socket mode)
+	socket     string           // the Unix socket the API listens on (Socket mode)
+	hosts      *manager.Manager // other machines' engines (not on a host's own engine)
 	lock       *instance.Lock
 	logCloser  io.Closer
 	closeOnce  sync.Once
@@ -168,7 +173,16 @@ func Start(ctx context.Context, opts Options) (_ *Host, err error) {
 	if version == "" {
 		version = "dev"
 	}
-	handler := api.New(h.Engine, token, api.Options{Version: version, Bus: h.Bus, Heartbeat: opts.Heartbeat, Quit: quitAll})
+	apiOpts := api.Options{Version: version, Bus: h.Bus, Heartbeat: opts.Heartbeat, Quit: quitAll}
+	if !opts.Socket {
+		h.hosts, err = manager.New(manager.Options{File: filepath.Join(p.Data, registry.FileName), Logger: h.Logger,
+			Builds: bootstrap.Builds{Dir: manager.BuildsDir(), Version: version}, Emit: h.Bus.Emit})
+		if err != nil {
+			return nil, fmt.Errorf("read the hosts: %w", err)
+		}
+		apiOpts.Hosts = h.hosts
+	}
+	handler := api.New(h.Engine, token, apiOpts)
 	if opts.Socket {
 		// Reached through SSH only. Agents get no API address: the hooks
 		// and MCP of their CLIs speak HTTP over TCP.
@@ -226,6 +240,9 @@ func (h *Host) release() error {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		_ = h.server.Shutdown(ctx)
 		cancel()
+	}
+	if h.hosts != nil {
+		h.hosts.Close() // the hosts' engines and agents keep running
 	}
 	if h.Engine != nil {
 		h.Engine.Close()

@@ -323,10 +323,32 @@ func readRecord(path string) (*Record, error) {
 	return ParseRecord(b)
 }
 
+// ErrLeftovers: an agent was removed (its record is gone) but some of its
+// files could not be.
+var ErrLeftovers = errors.New("agent removed, but some of its files remain")
+
 // RemoveAgent deletes an agent's folder; with keepLog the log stays (with
-// its rotated files).
+// its rotated files). The record goes first: once it is gone so is the
+// agent, whatever else happens (a load finds no agent in a folder without
+// one). The rest is retried a few times, as a writer may still be finishing
+// in the folder (the shim writes exit.json just after telling the engine
+// of the end); what still remains is ErrLeftovers.
 func (s *Store) RemoveAgent(projectID, agentID string, keepLog bool) error {
 	dir := s.AgentDir(projectID, agentID)
+	if err := os.Remove(filepath.Join(dir, recordFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	var err error
+	for try := 0; try < 5; try++ {
+		if err = removeAgentFiles(dir, keepLog); err == nil {
+			return nil
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return fmt.Errorf("%w: %v", ErrLeftovers, err)
+}
+
+func removeAgentFiles(dir string, keepLog bool) error {
 	if !keepLog {
 		return os.RemoveAll(dir)
 	}

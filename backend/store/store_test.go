@@ -1,6 +1,8 @@
 package store
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -118,5 +120,47 @@ func TestEventsRotateAndAreReadAcross(t *testing.T) {
 	evs, _ = s.ReadEvents("p", "loud", 5)
 	if len(evs) != 5 || !evs[4].Time.Equal(t0.Add(60*time.Second)) || !evs[0].Time.Before(evs[4].Time) {
 		t.Errorf("last 5, oldest first: %+v", evs)
+	}
+}
+
+// A remove while a writer is still making files in the agent's folder (the
+// shim writes exit.json just after telling the engine of the end): the
+// agent is removed whatever else remains — never an error that says nothing
+// changed while its record is gone.
+func TestRemoveAgentWithAWriterInItsFolder(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "data"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC()
+	for _, keepLog := range []bool{false, true} {
+		r := &Record{ID: "a1", ProjectID: "p-1", Command: "true", Status: lifecycle.Completed, CreatedAt: now}
+		if err := s.SaveRecord(r); err != nil {
+			t.Fatal(err)
+		}
+		dir := s.AgentDir("p-1", "a1")
+		stop, done := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(done)
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				_ = os.WriteFile(filepath.Join(dir, fmt.Sprintf("exit-%d.json", i)), []byte("{}\n"), 0o600)
+			}
+		}()
+		err := s.RemoveAgent("p-1", "a1", keepLog)
+		close(stop)
+		<-done
+		if err != nil && !errors.Is(err, ErrLeftovers) {
+			t.Fatalf("keepLog %v: remove: %v (not ErrLeftovers: as if nothing changed)", keepLog, err)
+		}
+		recs, bad, err := s.LoadRecords("p-1", now)
+		if err != nil || len(bad) != 0 || len(recs) != 0 {
+			t.Fatalf("keepLog %v: after the remove the project loads %d agents (%v, %v)", keepLog, len(recs), bad, err)
+		}
+		_ = os.RemoveAll(dir)
 	}
 }

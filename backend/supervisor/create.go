@@ -267,7 +267,12 @@ func (e *Engine) Remove(ctx context.Context, projectID, agentID string, o Remove
 	}
 	a.end()
 	if err := e.st.RemoveAgent(projectID, agentID, !deleteLog); err != nil {
-		return fmt.Errorf("remove agent '%s': %w", agentID, err)
+		if !errors.Is(err, store.ErrLeftovers) {
+			return fmt.Errorf("remove agent '%s': %w", agentID, err)
+		}
+		// Removed: its record is gone. Only files remain, which a next
+		// agent of that id does not read (its own run files replace them).
+		e.log.Warn().Err(err).Str("project", projectID).Str("agent", agentID).Msg("agent removed; some of its files remain")
 	}
 	p.mu.Lock()
 	delete(p.agents, agentID)

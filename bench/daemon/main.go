@@ -116,7 +116,7 @@ func main() {
 
 	// Idle: CPU (the sum of every thread's run time, in ns) and wakeups
 	// (context switches) over the window, memory at its end.
-	shims := shimPIDs()
+	shims := shimPIDs(remote)
 	shimSw0 := shimSwitches(shims)
 	cpu0, sw0 := benchkit.CPUNs(pid), switches(pid)
 	t0 := time.Now()
@@ -230,10 +230,12 @@ func switches(pid int) int64 {
 	return total
 }
 
-// shimPIDs are the shims of the running agents.
-func shimPIDs() []int {
-	var recs []store.Record
-	run(&recs, "ps")
+// shimPIDs are the shims of the running agents. Read without asking for
+// their CPU and memory: `shepherd ps` does ask, and the engine then samples
+// every agent for a while, which is not what an idle engine does.
+func shimPIDs(remote *benchkit.Remote) []int {
+	recs, err := remote.Processes()
+	check(err)
 	var pids []int
 	for _, r := range recs {
 		if r.ShimPID > 0 && r.Status.Live() {

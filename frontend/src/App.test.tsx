@@ -16,6 +16,7 @@ vi.mock('./api', async (orig) => {
     ...real,
     getEngine: vi.fn(),
     api: {
+      hosts: {list: vi.fn(() => Promise.resolve([])), use: vi.fn(() => Promise.resolve()), add: vi.fn(), remove: vi.fn()},
       projects: {list: vi.fn(), select: vi.fn(), pickFolder: vi.fn(), add: vi.fn(), whileClosed: vi.fn()},
       agents: {list: vi.fn(), events: vi.fn(), watch: vi.fn(() => Promise.resolve()), statsHistory: vi.fn(() => Promise.resolve([]))},
       logs: {tail: vi.fn(), follow: vi.fn(), unfollow: vi.fn()},

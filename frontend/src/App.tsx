@@ -1,8 +1,8 @@
-import {useEffect} from 'react'
+import {useEffect, useState} from 'react'
 import {useQueryClient} from '@tanstack/react-query'
 import {Toaster, toast} from 'sonner'
 import {api, errorMessage} from './api'
-import {keys, useEngineDown, useEngineEvents, useProjects} from './state/queries'
+import {keys, useEngineDown, useEngineEvents, useHosts, useProjects} from './state/queries'
 import {useUI, type Dialog} from './state/ui'
 import {OVERLAY_Z, useDialogOpen} from './components/Dialog'
 import {useNoSelectAll} from './components/useNoSelectAll'
@@ -18,6 +18,7 @@ import {PauseProjectDialog} from './screens/projects/PauseProject'
 import {RemoveProjectDialog, RenameProjectDialog} from './screens/projects/ProjectDialogs'
 import {ProjectSwitcher} from './screens/projects/ProjectSwitcher'
 import {PrefsDialog, SettingsDialog} from './screens/settings/SettingsDialog'
+import {AddHostDialog, HostAwayDialog, RemoveHostDialog} from './screens/hosts/HostDialogs'
 
 function Dialogs({dialog}: {dialog: Dialog | null}) {
   switch (dialog?.kind) {
@@ -32,6 +33,9 @@ function Dialogs({dialog}: {dialog: Dialog | null}) {
     case 'stopAll': return <StopAllDialog/>
     case 'pauseProject': return <PauseProjectDialog projectId={dialog.projectId}/>
     case 'whileClosed': return <WhileClosedDialog/>
+    case 'addHost': return <AddHostDialog/>
+    case 'removeHost': return <RemoveHostDialog host={dialog.host}/>
+    case 'hostAway': return <HostAwayDialog host={dialog.host}/>
     default: return null
   }
 }
@@ -45,10 +49,27 @@ export default function App() {
   useShowWhileClosed()
   const qc = useQueryClient()
   const {data: projects, isLoading, error} = useProjects()
-  const {projectId, selectProject, dialog, feedOpen} = useUI()
+  const {projectId, selectProject, dialog, feedOpen, host} = useUI()
+  const hosts = useHosts().data ?? []
   const project = projects?.find((p) => p.id === projectId)
   const down = useEngineDown()
   useNoSelectAll()
+
+  // Another machine shown: the engine's calls go there from now on, and
+  // what the window holds of the one before is read again.
+  const [shown, setShown] = useState<string | null>(null)
+  useEffect(() => {
+    if (host === shown) return
+    let live = true
+    void Promise.resolve(api.hosts.use(host)).catch(() => {}).then(() => {
+      if (!live) return
+      setShown(host)
+      void qc.resetQueries({predicate: (q) => q.queryKey[0] !== 'engine' && q.queryKey[0] !== 'hosts'})
+    })
+    return () => {
+      live = false
+    }
+  }, [host, qc]) // eslint-disable-line react-hooks/exhaustive-deps
 
   // Fall back to the first project when none (or an unknown one) is selected.
   useEffect(() => {
@@ -57,12 +78,12 @@ export default function App() {
 
   // Selecting a project runs the engine's load-time sync; its summary comes as a project:synced toast.
   useEffect(() => {
-    if (!projectId || !project) return
+    if (!projectId || !project || shown !== host) return
     api.projects.select(projectId).then(
       () => qc.invalidateQueries({queryKey: keys.agents(projectId)}),
       (err: unknown) => toast.error('Cannot load the project', {description: errorMessage(err)}),
     )
-  }, [projectId, !!project, qc]) // eslint-disable-line react-hooks/exhaustive-deps
+  }, [projectId, !!project, qc, shown === host]) // eslint-disable-line react-hooks/exhaustive-deps
 
   useEffect(() => {
     if (projects && projects.length === 0) api.setTitle('Shepherd')
@@ -74,11 +95,12 @@ export default function App() {
   if (error && !projects) body = <main className="empty"><h1>Shepherd</h1>{!down && <p className="field-error">{errorMessage(error)}</p>}</main>
   else if (isLoading) body = <main className="empty"><p className="muted">Loading…</p></main>
   else if (!projects?.length) body = <EmptyState/>
+  else if (shown !== host) body = <main className="empty"><p className="muted">Loading…</p></main>
   else body = project ? <AgentsScreen project={project}/> : null
 
   return (
     <div className="shell">
-      {projects && projects.length > 0 && <ProjectSwitcher/>}
+      {((projects && projects.length > 0) || hosts.length > 0 || host !== null) && <ProjectSwitcher/>}
       <div className="column">
         <EngineBanner/>
         {body}

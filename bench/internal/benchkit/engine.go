@@ -133,6 +133,16 @@ func (r *Remote) StartAgent(ctx context.Context, project, agent string) (*store.
 	return out.Body, nil
 }
 
+// Processes is every agent of every loaded project, without sampling their
+// CPU and memory.
+func (r *Remote) Processes() ([]*store.Record, error) {
+	out, err := api.Call(context.Background(), r.c, api.ListProcesses, api.StatsIn{})
+	if err != nil {
+		return nil, err
+	}
+	return out.Body, nil
+}
+
 // StopAll stops every agent of the project.
 func (r *Remote) StopAll(ctx context.Context, project string) ([]supervisor.StopResult, error) {
 	out, err := api.Call(ctx, r.c, api.StopAll, api.ProjectIn{Project: project})

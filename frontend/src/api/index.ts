@@ -91,6 +91,14 @@ export const getEngine = (): Promise<EngineStatus> => App.Engine()
 export const startEngine = (): Promise<EngineStatus> => App.StartEngine()
 
 export const api = {
+  hosts: {
+    list: async () => list(await call('listHosts')),
+    /** Connects to a host and readies its engine; an unknown key rejects with HostKeyUnknown (its fingerprint in the message) until accepted. */
+    add: (name: string, url: string, acceptKey = '') => call('addHost', {}, {name, url, acceptKey}),
+    remove: async (name: string) => void await call('removeHost', {host: name}),
+    /** The window shows this host's engine from now on (null: this computer's). */
+    use: (host: string | null) => App.UseHost(host ?? ''),
+  },
   /** The `--mcp-config` value (JSON) that gives a Claude Code agent Shepherd's MCP server. */
   mcpConfig: (): Promise<string> => App.MCPConfig(),
   projects: {
@@ -222,7 +230,16 @@ export const EVENTS = {
   whileClosed: 'engine:while-closed',
   agentWorktree: 'agent:worktree',
   engineAlerts: 'engine:alerts',
+  hostState: 'host:state',
+  hostEvent: 'host:event',
+  hostAway: 'host:away',
+  hostRemoved: 'host:removed',
 } as const
+
+/** The fingerprint (SHA256:…) in a HostKeyUnknown refusal, to show and accept. */
+export function fingerprintIn(message: string): string {
+  return /SHA256:[A-Za-z0-9+/]+/.exec(message)?.[0] ?? ''
+}
 
 /** The engine's events' payloads, by name (the EventPayloads schema), and the window's own engine:status. */
 type Payloads = Schemas['EventPayloads'] & {'engine:status': EngineStatus}

@@ -143,6 +143,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/hosts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The hosts: other machines' engines reached over SSH, each with its state
+         * @description Every operation of a host's engine is at /v1/hosts/{host}/<its path after /v1/>, for the user only.
+         */
+        get: operations["listHosts"];
+        put?: never;
+        /**
+         * Add a host: connect over SSH, check its key, install and start its engine
+         * @description An unknown host key is refused with HostKeyUnknown and its fingerprint (send it again as acceptKey once compared); a changed key with HostKeyChanged; a platform without an engine with NeedsNewerEngine.
+         */
+        post: operations["addHost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/hosts/{host}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One host and its state */
+        get: operations["getHost"];
+        put?: never;
+        post?: never;
+        /** Forget a host: its connection is closed; its engine and agents keep running there */
+        delete: operations["removeHost"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -802,6 +844,14 @@ export interface components {
             until?: string;
             waiting?: string;
         };
+        AddHostInput: {
+            /** @description the SHA256 fingerprint of the host key to accept (when known_hosts does not know it) */
+            acceptKey?: string;
+            /** @description a short name: lowercase letters, digits, '-' and '_' */
+            name: string;
+            /** @description ssh://user@host[:port], user@host or an alias of ~/.ssh/config */
+            url: string;
+        };
         AgentOutcome: {
             agentId: string;
             detail?: string;
@@ -1001,6 +1051,14 @@ export interface components {
             "engine:while-closed": components["schemas"]["WhileClosed"];
             /** @description the first event of a stream */
             hello: components["schemas"]["Hello"];
+            /** @description a host is back: what happened there while it was away (whileAway) */
+            "host:away": components["schemas"]["HostView"];
+            /** @description an event of a host's engine, with the host's name and the event's id there */
+            "host:event": components["schemas"]["HostEvent"];
+            /** @description a host was removed */
+            "host:removed": components["schemas"]["HostRemoved"];
+            /** @description a host's state changed (connected, unreachable, …) or its agents' counts did */
+            "host:state": components["schemas"]["HostView"];
             /** @description a notification (a toast; a desktop one when native) */
             notify: components["schemas"]["Notification"];
             /** @description a project was paused or resumed, or its budget held or let go */
@@ -1031,6 +1089,79 @@ export interface components {
         Hello: {
             /** Format: int64 */
             lastEventId: number;
+        };
+        HostAgentChange: {
+            agentId: string;
+            /** @description why it needs you now */
+            attention?: string;
+            /** Format: int64 */
+            ended: number;
+            /** Format: int64 */
+            exitCode?: number;
+            /** @description its status when the host was lost (empty: created meanwhile) */
+            from?: string;
+            projectId: string;
+            /** @description its status now (empty: removed meanwhile) */
+            to?: string;
+        };
+        HostAway: {
+            agents: components["schemas"]["HostAgentChange"][] | null;
+            /**
+             * Format: date-time
+             * @description when it was back
+             */
+            back: string;
+            engineRestarted: boolean;
+            /**
+             * Format: date-time
+             * @description when the connection was lost
+             */
+            lost: string;
+            recovery?: components["schemas"]["WhileClosed"];
+        };
+        HostEvent: {
+            data: unknown;
+            event: string;
+            host: string;
+            /**
+             * Format: int64
+             * @description the event's id on the host's engine
+             */
+            id: number;
+        };
+        HostRemoved: {
+            name: string;
+            removed: boolean;
+        };
+        HostView: {
+            /** Format: int64 */
+            agents: number;
+            /** @description why it is unreachable, refused or needs a newer engine */
+            error?: string;
+            name: string;
+            /** Format: int64 */
+            needsYou: number;
+            /**
+             * Format: date-time
+             * @description when the next reconnect is tried
+             */
+            nextTry?: string;
+            /**
+             * Format: int64
+             * @description its engine's pid on the host
+             */
+            pid?: number;
+            /** Format: int64 */
+            running: number;
+            /** Format: date-time */
+            since: string;
+            /** @enum {string} */
+            state: "connected" | "connecting" | "unreachable" | "needs-newer-engine" | "refused";
+            /** @description ssh://user@host[:port], user@host or an alias of ~/.ssh/config */
+            url: string;
+            /** @description the build of its engine */
+            version?: string;
+            whileAway?: components["schemas"]["HostAway"];
         };
         Hunk: {
             header: string;
@@ -1816,6 +1947,132 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description an error: its kind and what was wrong */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listHosts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HostView"][] | null;
+                };
+            };
+            /** @description an error: its kind and what was wrong */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    addHost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddHostInput"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HostView"];
+                };
+            };
+            /** @description an error: its kind and what was wrong */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getHost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the host's name */
+                host: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HostView"];
+                };
+            };
+            /** @description an error: its kind and what was wrong */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    removeHost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the host's name */
+                host: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HostRemoved"];
+                };
             };
             /** @description an error: its kind and what was wrong */
             default: {

@@ -37,6 +37,10 @@ export type LogBatch = Schemas['LogBatch']
 /** A project with its state: pause, queue, counts, cost. */
 export type Project = Schemas['ProjectView']
 export type SyncSummary = Schemas['SyncSummary']
+/** Another machine's engine, reached over SSH, with its state. */
+export type Host = Schemas['HostView']
+export type HostAway = Schemas['HostAway']
+export type HostEvent = Schemas['HostEvent']
 export type WhileClosed = Schemas['WhileClosed']
 export type Notification = Schemas['Notification']
 export type Settings = Schemas['Settings']

@@ -3,7 +3,8 @@
 import {useEffect} from 'react'
 import {useQueries, useQuery, useQueryClient, type QueryClient} from '@tanstack/react-query'
 import {toast} from 'sonner'
-import {api, EVENTS, getEngine, onEvent, type Agent, type EngineStatus, type Notification, type Project, type StatsBatch, type SyncSummary, type WhileClosed} from '../api'
+import {api, EVENTS, eventProblems, getEngine, onEvent, type Agent, type AgentRef, type EngineStatus, type EventName, type EventPayload, type Host, type Notification, type Project, type StatsBatch, type SyncSummary, type WhileClosed} from '../api'
+import {awayText} from '../lib/hosts'
 import {feedOf, type FeedEntry} from '../lib/feed'
 import {countGroups} from '../lib/groups'
 import {runCounts} from '../lib/runs'
@@ -11,6 +12,7 @@ import {repeats} from '../lib/whileClosed'
 import {useUI} from './ui'
 
 export const keys = {
+  hosts: ['hosts'] as const,
   projects: ['projects'] as const,
   engine: ['engine'] as const,
   agents: (projectId: string) => ['agents', projectId] as const,
@@ -78,6 +80,11 @@ export function useMCPConfig(enabled: boolean) {
 /** The project's cost today, as the engine sums it (the project list is read again on every pushed state). */
 export function useCostToday(p: Project): number {
   return p.costToday ?? 0
+}
+
+/** The hosts and their state (pushed as host:state when it changes). */
+export function useHosts() {
+  return useQuery({queryKey: keys.hosts, queryFn: () => api.hosts.list(), retry: false})
 }
 
 export function useProjects() {
@@ -231,20 +238,40 @@ export function useEngineEvents() {
     const lists = refresher(qc, keys.agents, REFRESH_MS.agents)
     // The project list (counts, cost) is one query for every project.
     const projects = refresher(qc, () => keys.projects, REFRESH_MS.projects)
-    const offs = [
-      onEvent(EVENTS.agentState, (rec) => {
+    const hosts = refresher(qc, () => keys.hosts, REFRESH_MS.projects)
+    // A host's notification: a toast naming the host; Show goes to that machine's agent.
+    const hostNotify = (host: string, n: Notification) => {
+      const {projectId, agentId} = n
+      const show = projectId && agentId ? {action: {label: 'Show', onClick: () => {
+        const ui = useUI.getState()
+        ui.selectHost(host)
+        useUI.getState().selectProject(projectId)
+        useUI.getState().selectAgent(agentId)
+      }}} : {}
+      const opts = {description: n.message, ...show, ...(projectId && agentId ? {id: `notify-${host}-${projectId}-${agentId}`} : {})}
+      const title = `${n.title} · ${host}`
+      if (n.level === 'error') toast.error(title, opts)
+      else if (n.level === 'warning') toast.warning(title, opts)
+      else if (n.level === 'success') toast.success(title, opts)
+      else toast.info(title, opts)
+    }
+    // What a machine's engine pushes about its agents and projects: this
+    // computer's as they come, a host's inside host:event — each applied
+    // only while the window shows that machine.
+    const machine: Partial<{[E in EventName]: (data: EventPayload<E>) => void}> = {
+      [EVENTS.agentState]: (rec: Agent) => {
         upsertAgent(qc, rec)
         lists.touch(rec.projectId)
         feed.touch(rec.projectId)
         projects.touch('')
         void qc.invalidateQueries({queryKey: keys.events(rec.projectId, rec.id)})
-      }),
-      onEvent(EVENTS.agentRemoved, (ref) => {
+      },
+      [EVENTS.agentRemoved]: (ref: AgentRef) => {
         qc.setQueryData<Agent[]>(keys.agents(ref.projectId), (old) => old?.filter((a) => a.id !== ref.agentId))
         feed.touch(ref.projectId)
         projects.touch('')
-      }),
-      onEvent(EVENTS.projectSynced, (sum) => {
+      },
+      [EVENTS.projectSynced]: (sum: SyncSummary) => {
         void qc.invalidateQueries({queryKey: keys.agents(sum.projectId)})
         void qc.invalidateQueries({queryKey: keys.projects})
         const text = summarize(sum)
@@ -252,8 +279,8 @@ export function useEngineEvents() {
         if (text && !repeats(qc.getQueryData<WhileClosed | null>(keys.whileClosed), sum.projectId, sum.counts)) {
           toast.info(text, {id: `synced-${sum.projectId}`})
         }
-      }),
-      onEvent(EVENTS.projectState, (view) => {
+      },
+      [EVENTS.projectState]: (view: Project) => {
         // The pause and queue fields at once; the counts come with the refetch.
         qc.setQueryData<Project[]>(keys.projects, (old) => old?.map((p) => {
           if (p.id !== view.id) return p
@@ -263,8 +290,47 @@ export function useEngineEvents() {
         }))
         feed.touch(view.id)
         projects.touch('')
+      },
+      [EVENTS.agentStats]: (batch: StatsBatch) => applyStats(qc, batch),
+    }
+    const local = useUI.getState
+    const onMachine = <E extends EventName>(name: E) => onEvent(name, (data) => {
+      if (local().host === null) (machine[name] as ((d: EventPayload<E>) => void) | undefined)?.(data)
+    })
+    const offs = [
+      onMachine(EVENTS.agentState),
+      onMachine(EVENTS.agentRemoved),
+      onMachine(EVENTS.projectSynced),
+      onMachine(EVENTS.projectState),
+      onMachine(EVENTS.agentStats),
+      onEvent(EVENTS.hostEvent, (ev) => {
+        const name = ev.event as EventName
+        if (ev.event === EVENTS.notify) {
+          hostNotify(ev.host, ev.data as Notification)
+          return
+        }
+        const handle = machine[name] as ((d: unknown) => void) | undefined
+        if (!handle || local().host !== ev.host || eventProblems(name, ev.data).length > 0) return
+        handle(ev.data)
       }),
-      onEvent(EVENTS.agentStats, (batch) => applyStats(qc, batch)),
+      onEvent(EVENTS.hostState, (h) => {
+        qc.setQueryData<Host[]>(keys.hosts, (old) => old?.map((o) => (o.name === h.name ? h : o)))
+        hosts.touch('')
+      }),
+      onEvent(EVENTS.hostRemoved, (r) => {
+        qc.setQueryData<Host[]>(keys.hosts, (old) => old?.filter((o) => o.name !== r.name))
+        if (local().host === r.name) local().selectHost(null)
+      }),
+      onEvent(EVENTS.hostAway, (h) => {
+        qc.setQueryData<Host[]>(keys.hosts, (old) => old?.map((o) => (o.name === h.name ? h : o)))
+        const text = awayText(h.whileAway)
+        if (text) {
+          toast.info(`While ${h.name} was away`, {id: `away-${h.name}`, description: text, duration: 15_000,
+            action: {label: 'Show', onClick: () => local().open({kind: 'hostAway', host: h.name})}})
+        }
+        // What the window holds of that machine is read again.
+        if (local().host === h.name) void qc.invalidateQueries({predicate: (q) => q.queryKey[0] !== 'engine' && q.queryKey[0] !== 'hosts'})
+      }),
       onEvent(EVENTS.whileClosed, (w) => qc.setQueryData(keys.whileClosed, w)),
       onEvent(EVENTS.engineStatus, (st) => {
         qc.setQueryData(keys.engine, st)
@@ -296,6 +362,7 @@ export function useEngineEvents() {
       feed.stop()
       lists.stop()
       projects.stop()
+      hosts.stop()
     }
   }, [qc])
 }

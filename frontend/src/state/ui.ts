@@ -16,6 +16,9 @@ export type Dialog =
   | {kind: 'stopAll'}
   | {kind: 'pauseProject'; projectId: string}
   | {kind: 'whileClosed'}
+  | {kind: 'addHost'}
+  | {kind: 'removeHost'; host: string}
+  | {kind: 'hostAway'; host: string}
 
 const LAST_PROJECT = 'shepherd.lastProject'
 
@@ -28,6 +31,8 @@ function readLast(): string | null {
 }
 
 interface UIState {
+  /** The machine the window shows: a host's name, or null for this computer. */
+  host: string | null
   projectId: string | null
   agentId: string | null
   dialog: Dialog | null
@@ -45,6 +50,8 @@ interface UIState {
   pausing: Record<string, readonly string[]>
   setPausing: (projectId: string, ids: readonly string[] | null) => void
   selectProject: (id: string | null) => void
+  /** Shows another machine (null: this computer); its first project is selected. */
+  selectHost: (host: string | null) => void
   selectAgent: (id: string | null) => void
   setCursor: (id: string | null) => void
   open: (d: Dialog) => void
@@ -66,6 +73,7 @@ const toggled = <T,>(set: ReadonlySet<T>, v: T) => {
 }
 
 export const useUI = create<UIState>((set, get) => ({
+  host: null,
   projectId: readLast(),
   agentId: null,
   dialog: null,
@@ -90,6 +98,10 @@ export const useUI = create<UIState>((set, get) => ({
       // storage unavailable: only the choice is not remembered
     }
     set({projectId: id, agentId: null, cursorId: null, filter: ''})
+  },
+  selectHost: (host) => {
+    if (get().host === host) return
+    set({host, projectId: null, agentId: null, cursorId: null, filter: ''})
   },
   selectAgent: (id) => set(id ? {agentId: id, cursorId: id} : {agentId: null}),
   setCursor: (cursorId) => set({cursorId}),

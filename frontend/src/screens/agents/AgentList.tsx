@@ -96,7 +96,7 @@ export function AgentList({groups, selectedId, cursorId, onSelect, onCursor, sor
           // Gone elsewhere (not lost with a row taken out of the page, or with a button that was just disabled:
           // Stop turns into a disabled "Stopping…", and the page drops its focus).
           const to = e.relatedTarget as Node | null
-          const lost = !to && (!(e.target as Node).isConnected || (e.target as Partial<HTMLButtonElement>).disabled === true)
+          const lost = !to && (!(e.target as Node).isConnected || (e.target as Element).matches(':disabled'))
           if (!e.currentTarget.contains(to) && !lost) inside.current = false
         }}>
         <colgroup>{columns.map((c) => <col key={c.id} className={`col-${c.id}`} style={colStyle(c.id)}/>)}</colgroup>

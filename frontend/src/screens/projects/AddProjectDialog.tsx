@@ -7,7 +7,7 @@ import {useUI} from '../../state/ui'
 
 /** Adds a project: the native folder picker, or a path typed in. */
 export function AddProjectDialog() {
-  const {close, selectProject} = useUI()
+  const {close, selectProject, host} = useUI()
   const qc = useQueryClient()
   const [path, setPath] = useState('')
   const [name, setName] = useState('')
@@ -38,14 +38,15 @@ export function AddProjectDialog() {
     }
   }
   return (
-    <Dialog title="Add project" onClose={close}>
+    <Dialog title={host ? `Add project on ${host}` : 'Add project'} onClose={close}>
       <form className="dialog-body form" onSubmit={submit}>
         <label>
-          Folder
+          {host ? `Folder on ${host} (its absolute path there)` : 'Folder'}
           <span className="row">
             <input name="path" value={path} onChange={(e) => setPath(e.target.value)}
               placeholder="/home/you/src/app" aria-invalid={!!error}/>
-            <button type="button" onClick={pick}>Choose…</button>
+            {/* The folder picker sees this computer only. */}
+            {!host && <button type="button" onClick={pick}>Choose…</button>}
           </span>
         </label>
         <label>

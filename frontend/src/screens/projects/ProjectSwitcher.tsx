@@ -5,6 +5,7 @@ import {loadText} from '../../lib/pause'
 import {useAttentionCounts, useProjects} from '../../state/queries'
 import {EngineIndicator} from '../engine/Engine'
 import {useUI} from '../../state/ui'
+import {Machines} from '../hosts/Machines'
 
 /**
  * The list of known projects with their counts; selecting one loads it. One
@@ -13,17 +14,18 @@ import {useUI} from '../../state/ui'
  */
 export function ProjectSwitcher() {
   const {data: projects = []} = useProjects()
-  const {projectId, selectProject, open} = useUI()
+  const {projectId, selectProject, open, host} = useUI()
   const attention = useAttentionCounts(projects)
   const [focused, setFocused] = useState<string | null>(null)
   const entry = [focused, projectId].find((id) => id && projects.some((p) => p.id === id)) ?? projects[0]?.id
   return (
     <nav className="sidebar" aria-label="Projects">
       <div className="sidebar-head">
-        <h2>Projects</h2>
+        <h2>{host ? `Projects on ${host}` : 'Projects'}</h2>
         <button type="button" className="icon" aria-label="Add project" title="Add project"
           onClick={() => open({kind: 'addProject'})}>+</button>
       </div>
+      <Machines>
       <ul onKeyDown={(e) => {
         if (!(e.target as Element).matches('button.project') || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return
         arrowFocus(e, Array.from(e.currentTarget.querySelectorAll<HTMLElement>('button.project')))
@@ -55,8 +57,12 @@ export function ProjectSwitcher() {
           </li>
         ))}
       </ul>
+      </Machines>
       <div className="sidebar-foot">
         <EngineIndicator/>
+        <button type="button" className="link" onClick={() => open({kind: 'addHost'})} title="Another machine's agents, over SSH">
+          Add host…
+        </button>
         <button type="button" className="link" onClick={() => open({kind: 'prefs'})} title="Shepherd's own preferences, for every project">
           Preferences
         </button>

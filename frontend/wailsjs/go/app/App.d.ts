@@ -14,4 +14,6 @@ export function Show():Promise<void>;
 
 export function StartEngine():Promise<app.EngineStatus>;
 
+export function UseHost(arg1:string):Promise<void>;
+
 export function Version():Promise<string>;

@@ -26,6 +26,10 @@ export function StartEngine() {
   return window['go']['app']['App']['StartEngine']();
 }
 
+export function UseHost(arg1) {
+  return window['go']['app']['App']['UseHost'](arg1);
+}
+
 export function Version() {
   return window['go']['app']['App']['Version']();
 }
