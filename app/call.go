@@ -21,8 +21,13 @@ import (
 // "status"}, which the frontend's client turns back into an error. The body
 // comes as JSON text ("": none).
 func (a *App) Call(operationID string, params map[string]any, body string) (any, error) {
+	// "host" names the machine to call — except for the hosts' own
+	// operations, always this computer's, whose "host" is the host they are
+	// about (getHost, removeHost).
 	host, explicit := params["host"].(string)
-	delete(params, "host")
+	if !localOps[operationID] {
+		delete(params, "host")
+	}
 	c, err := a.callClient(operationID, host, explicit)
 	if err != nil {
 		return nil, &CallError{Name: "EngineUnavailable", Message: err.Error()}

@@ -62,6 +62,13 @@ func TestUseHost(t *testing.T) {
 	if p := call("listHosts", map[string]any{}); p != "/v1/hosts" {
 		t.Fatalf("the hosts' list: %s", p)
 	}
+	// The hosts' own operations name the host they are about, here.
+	if p := call("getHost", map[string]any{"host": "gpu"}); p != "/v1/hosts/gpu" {
+		t.Fatalf("a host's view: %s", p)
+	}
+	if p := call("removeHost", map[string]any{"host": "gpu"}); p != "/v1/hosts/gpu" {
+		t.Fatalf("a host removed: %s", p)
+	}
 	if p := call("listProjects", map[string]any{"host": ""}); p != "/v1/projects" {
 		t.Fatalf("this computer named: %s", p)
 	}

@@ -42,6 +42,18 @@ export FAKE_CODEX_MODE=success FAKE_CODEX_RECORD="$tmp/fakecodex.jsonl"
 build_engine "$tmp/bin"
 export SHEPHERD_BIN="$tmp/bin/shepherd-engine" SHEPHERD_ENGINE="$tmp/bin/shepherd-engine"
 
+# A host for the hosts test (frontend/e2e/hosts.mjs): an in-process SSH server
+# running what it is asked as this user in a home folder of its own. serve
+# reaches it with a key of its own in a home of its own (known_hosts too), so
+# nothing of the user's ~/.ssh is read or written; the engine it installs
+# there is this build.
+(cd "$ROOT" && go build -o "$tmp/bin/shepherd-test-host" ./backend/hosts/hoststest/cmd/shepherd-test-host)
+host_engines="$tmp/host-engines"
+mkdir -p "$host_engines/$(go env GOOS)-$(go env GOARCH)" "$tmp/serve-home"
+cp "$tmp/bin/shepherd-engine" "$SHEPHERD_SHIM" "$host_engines/$(go env GOOS)-$(go env GOARCH)/"
+export SHEPHERD_E2E_HOST="$tmp/test-host.json"
+host_pid=""
+
 if curl -s -o /dev/null "http://localhost:34115/" 2>/dev/null; then
 	die "something already listens on :34115 (another wails dev?)"
 fi
@@ -60,6 +72,10 @@ cleanup() {
 	local rc=$?
 	# serve quits during the tests; if it did not, stop it (its group only).
 	[[ -n "$serve_pid" ]] && stop_group "$serve_pid"
+	# The test host, and the engine the hosts test started there (it quits it;
+	# if it did not, here).
+	[[ -n "$host_pid" ]] && stop_group "$host_pid"
+	XDG_RUNTIME_DIR="$tmp/test-host/run" quit_engine "$SHEPHERD_BIN"
 	# The engine the window started then, in a session of its own.
 	quit_engine "$SHEPHERD_BIN"
 	if [[ -n "$dev_pid" ]]; then
@@ -78,7 +94,7 @@ cleanup() {
 		pid="$(sed -n 's/.*"pid": *\([0-9][0-9]*\).*/\1/p' "$rec" || true)"
 		pid="${pid%%$'\n'*}"
 		[[ -n "$pid" ]] && kill -KILL -- "-$pid" 2>/dev/null || true
-	done < <(find "$XDG_DATA_HOME" -name record.json 2>/dev/null)
+	done < <(find "$XDG_DATA_HOME" "$tmp/test-host" -name record.json 2>/dev/null)
 	rm -rf "$tmp"
 	exit "$rc"
 }
@@ -87,7 +103,10 @@ trap 'exit 130' INT TERM
 
 # The headless engine first: the window must attach to it.
 engine_json="$XDG_RUNTIME_DIR/shepherd/engine.json"
-setsid "$SHEPHERD_BIN" serve >"$out/serve.log" 2>&1 &
+setsid "$tmp/bin/shepherd-test-host" -client-home "$tmp/serve-home" -host-home "$tmp/test-host" \
+	-info "$SHEPHERD_E2E_HOST" >"$out/test-host.log" 2>&1 &
+host_pid=$!
+HOME="$tmp/serve-home" SHEPHERD_HOST_ENGINES="$host_engines" setsid env -u SSH_AUTH_SOCK "$SHEPHERD_BIN" serve >"$out/serve.log" 2>&1 &
 serve_pid=$!
 for _ in $(seq 100); do
 	[[ -s "$engine_json" ]] && break

@@ -61,9 +61,23 @@ func cmdQuit(e *env, _ []string) error {
 	}
 	ans := out.Body
 	for deadline := time.Now().Add(45 * time.Second); time.Now().Before(deadline); {
-		if _, err := api.Call(e.ctx, c, api.GetEngine, api.NoInput{}); errors.Is(err, api.ErrUnreachable) {
+		st, err := api.Call(e.ctx, c, api.GetEngine, api.NoInput{})
+		if errors.Is(err, api.ErrUnreachable) {
 			if !e.json {
 				fmt.Fprintf(e.stdout, "Shepherd (pid %d) has quit.\n", ans.PID)
+			}
+			return nil
+		}
+		if err == nil && st.Body.PID != ans.PID {
+			// Another engine answers: a host's, which the local engine
+			// starts again as soon as it is gone (its agents are then
+			// supervised again).
+			if !e.json {
+				fmt.Fprintf(e.stdout, "Shepherd (pid %d) has quit; the engine answering now is pid %d", ans.PID, st.Body.PID)
+				if e.host != "" {
+					fmt.Fprintf(e.stdout, ", which this computer's engine started again on %s to keep its agents supervised (remove the host to stop that)", e.host)
+				}
+				fmt.Fprintln(e.stdout, ".")
 			}
 			return nil
 		}

@@ -7,7 +7,7 @@
 // here to prepare many agents fast) and FAKE_CLAUDE_RECORD (what the fake
 // Claude CLI was called with; FAKE_CODEX_RECORD the same for the fake Codex).
 //
-// In order: the window attached to `shepherd serve` (attach.mjs), which then
+// In order: the window attached to `shepherd serve` (attach.mjs; a host over SSH meanwhile, hosts.mjs), which then
 // ends, and the window starts the headless engine; the cockpit against that
 // engine (below); pause, the run queue and a stale recovery
 // (pause.mjs); the sandbox, a Codex agent, and what runs cost and use (usage.mjs);
@@ -24,6 +24,7 @@ import {
   status, visibleRows, waitStatus, WIDE,
 } from './lib.mjs'
 import {attachTests} from './attach.mjs'
+import {hostsTests} from './hosts.mjs'
 import {pauseTests} from './pause.mjs'
 import {usageTests} from './usage.mjs'
 import {budgetTests} from './budget.mjs'
@@ -39,7 +40,7 @@ const many = mkdtempSync(join(tmpdir(), 'shepherd-e2e-many-'))
 before(launch)
 after(shutdown)
 
-attachTests()
+attachTests(hostsTests)
 
 // -------------------------------------------------------------------- tests
 

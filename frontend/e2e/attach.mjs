@@ -22,7 +22,8 @@ function listed(id) {
   return list.find((a) => a.id === id)
 }
 
-export function attachTests() {
+/** The attach tests; between() registers tests that run while the window is still attached to serve. */
+export function attachTests(between = () => {}) {
   test('the window attaches to a running `shepherd serve` and says so', async () => {
     const serve = engine()
     assert.ok(serve, 'serve wrote no engine.json')
@@ -56,6 +57,8 @@ export function attachTests() {
     await waitStatus('via-serve', 'stopped')
     assert.equal(listed('via-serve')?.status, 'stopped')
   })
+
+  between()
 
   test('serve ends: the window says its engine went away and starts another', async () => {
     const serve = engine()
