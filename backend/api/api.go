@@ -20,6 +20,7 @@ import (
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
 
 	"shepherd/backend/eventbus"
+	"shepherd/backend/permtool"
 	"shepherd/backend/sandbox"
 	"shepherd/backend/store"
 	"shepherd/backend/supervisor"
@@ -111,6 +112,7 @@ func New(eng Engine, token string, opts Options) http.Handler {
 	h.hooks, _ = eng.(Hooks)
 	h.wt, _ = eng.(Worktrees)
 	h.api = newAPI(h, h.mux)
+	h.mux.Handle(permtool.Path, h.permissionEndpoint())
 	return h
 }
 

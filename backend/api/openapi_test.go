@@ -113,6 +113,14 @@ func TestAccessRules(t *testing.T) {
 		"POST /v1/projects/{project}/agents/{agent}/resume":  api.Owned,
 		"POST /v1/projects/{project}/agents/{agent}/pause":   api.Owned,
 		"POST /v1/projects/{project}/agents/{agent}/unpause": api.Owned,
+		// Answers: the agent's owner answers its questions, never the agent.
+		"GET /v1/projects/{project}/agents/{agent}/questions":         api.Owned,
+		"POST /v1/projects/{project}/agents/{agent}/questions/answer": api.Owned,
+		"GET /v1/projects/{project}/agents/{agent}/rules":             api.Owned,
+		"POST /v1/projects/{project}/agents/{agent}/rules":            api.Owned,
+		"POST /v1/projects/{project}/agents/{agent}/rules/remove":     api.Owned,
+		"PUT /v1/projects/{project}/agents/{agent}/answer-policy":     api.Owned,
+		"POST /v1/projects/{project}/agents/{agent}/message":          api.Owned,
 	}
 	for _, op := range api.Operations() {
 		route := op.Method + " " + op.Path

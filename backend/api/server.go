@@ -85,6 +85,9 @@ func Serve(ctx context.Context, listenAddr string, h http.Handler) (*Server, err
 		ln:   ln,
 		done: make(chan struct{}),
 	}
+	if o, ok := h.(interface{ OnShutdown() }); ok {
+		s.srv.RegisterOnShutdown(o.OnShutdown)
+	}
 	go func() {
 		err := s.srv.Serve(ln)
 		if !errors.Is(err, http.ErrServerClosed) {

@@ -166,6 +166,9 @@ type Waiting struct {
 	// a rate limit passes by itself.
 	NeedsYou bool
 	Since    time.Time
+	// Held: the agent waits on Shepherd's permission tool, which alone ends
+	// the wait (by its answer); the log growing or a hook does not.
+	Held bool
 }
 
 // Verdict is what a hook input means for the agent: Wait set when it now

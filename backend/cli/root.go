@@ -32,6 +32,7 @@ func (e *env) verbs() []*cobra.Command {
 		e.projectsCmd(), e.addProjectCmd(), e.selectCmd(), e.lsCmd(), e.getCmd(), e.createCmd(),
 		e.sandboxCmd(), e.startCmd(), e.resumeCmd(), e.ackCmd(), e.settingsCmd(), e.stopCmd(), e.rmCmd(),
 		e.mergeCmd(), e.resolveCmd(), e.diffCmd(), e.stopAllCmd(), e.logsCmd(), e.eventsCmd(),
+		e.questionsCmd(), e.allowCmd(), e.denyCmd(), e.answerCmd(), e.rulesCmd(), e.sendCmd(), e.notifyCmd(),
 		e.pauseCmd(), e.unpauseCmd(), e.budgetCmd(), e.mcpCmd(), e.quitCmd(), e.psCmd(), e.statusCmd(),
 		e.hostsCmd(), e.hostCmd(), e.serveCmd(), e.completionCmd(), e.hookCmd(),
 	}

@@ -82,6 +82,7 @@ func New(cfg Config) *mcp.Server {
 	mcp.AddTool(srv, &mcp.Tool{Name: "wait_for_log", Description: "Wait until a line of the process's log (written from now on, or already in its last 200 lines) " +
 		"matches a regular expression, e.g. \"ready on :3000\" — instead of sleeping. Answers the line, or that the time ran out " +
 		fmt.Sprintf("(timeout_ms: default %d, at most %d), or that the process ended first.", defaultWait.Milliseconds(), MaxWait.Milliseconds())}, s.waitForLog)
+	addAnswerTools(srv, s)
 	return srv
 }
 

@@ -28,6 +28,14 @@ const (
 	KindDisk        = "disk"         // the data folder's file system is nearly full
 )
 
+// Kinds are every kind, in the order settings list them.
+var Kinds = []string{KindFailed, KindResumeLimit, KindStale, KindInterrupted, KindWaiting, KindBudget,
+	KindResumed, KindCompleted, KindPaused, KindRecovered, KindDisk}
+
+// NeedsYouKinds are the kinds of what enters Needs you (what a channel
+// away from the desk carries unless told otherwise).
+var NeedsYouKinds = []string{KindFailed, KindResumeLimit, KindStale, KindInterrupted, KindWaiting, KindBudget}
+
 // Notification is one message. Message is English; MessageJA is the text of
 // the seeds, for a Japanese UI.
 type Notification struct {

@@ -52,6 +52,10 @@ type Record struct {
 	// (queued) until it runs: an instruction from Shepherd (resolve the
 	// conflicts of a merge of its base). Cleared by that resume.
 	ResumePrompt string `json:"resumePrompt,omitempty"`
+	// UsageLimitUntil: the agent is paused by its account's usage limit
+	// (a subscription window that ran out) and resumes in its session
+	// after this reset, by itself (SPEC "Answers").
+	UsageLimitUntil *time.Time `json:"usageLimitUntil,omitempty"`
 
 	Status     lifecycle.Status     `json:"status"`
 	ExitReason lifecycle.ExitReason `json:"exitReason,omitempty"`

@@ -130,7 +130,10 @@ type Engine struct {
 	priv     []string
 	apiURL   string // where the API listens (guarded by mu), told to agents
 
-	disk diskState // the data folder's free space, and writes that wait for it (disk.go)
+	disk     diskState    // the data folder's free space, and writes that wait for it (disk.go)
+	ans      answersState // agents' questions and kept rules (answers.go)
+	usage    usageState   // agents waiting for a usage limit's reset (usage.go)
+	hooksOut webhookState // notifications to webhook channels (webhooks.go)
 
 	testHooks testHooks
 }
@@ -368,6 +371,7 @@ func (e *Engine) Close() {
 	}
 	e.tasks.close()
 	e.runner.Close() // after the tasks: none starts a shim any more
+	e.closeWebhooks()
 }
 
 // Store exposes the on-disk store (read-only use by callers such as tests).
@@ -391,6 +395,7 @@ func (e *Engine) notify(n notify.Notification) {
 	e.log.Info().Str("project", n.ProjectID).Str("agent", n.AgentID).Str("kind", n.Kind).Str("level", n.Level).
 		Msg(n.Message)
 	e.toasts.Notify(n)
+	e.sendWebhooks(n)
 }
 
 // deliver shows a notification (after the storm coalescer): a toast in the

@@ -109,6 +109,10 @@ func (e *Engine) onExit(a *agent, rn *run, st *shim.ExitStatus) {
 		e.endBudgetRun(a, rn, func(r *store.Record) { setExit(r, st, now) })
 		return
 	}
+	if l, ok := e.usageLimitOf(a.rec, now); ok && o.status == lifecycle.Failed && rn.forced == nil &&
+		e.settingsOf(a.rec.ProjectID).UsageLimitWait && e.endUsageRun(a, rn, st, l) {
+		return // paused until the reset (usage.go)
+	}
 	var fig store.RunFigures
 	counted := false
 	// The run has ended whether or not its record can be written now.

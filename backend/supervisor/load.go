@@ -136,6 +136,7 @@ func (e *Engine) ensureLoaded(p *project) (*SyncSummary, error) {
 	close(ch)
 	if err == nil {
 		e.startMonitor(p)
+		e.rewaitUsage(p)
 		e.kickQueue(p)
 	}
 	return sum, err

@@ -40,7 +40,12 @@ func (e *Engine) cancelQueued(a *agent, reason string) error {
 func actionArgs(r *store.Record, act string) ([]string, func(*store.Record)) {
 	switch act {
 	case actResume:
-		return resumeArgs(r), func(n *store.Record) { n.ResumeCount++; n.AutoResumeCount = 0; n.ResumePrompt = "" }
+		return resumeArgs(r), func(n *store.Record) {
+			n.ResumeCount++
+			n.AutoResumeCount = 0
+			n.ResumePrompt = ""
+			n.UsageLimitUntil = nil
+		}
 	case actAutoResume:
 		return resumeArgs(r), func(n *store.Record) { n.ResumeCount++; n.AutoResumeCount++; n.ResumePrompt = "" }
 	case actKeepAlive:
@@ -51,6 +56,7 @@ func actionArgs(r *store.Record, act string) ([]string, func(*store.Record)) {
 			n.PausedAt, n.PauseNote, n.PausedWithProject = nil, "", false
 			n.BudgetPause = ""
 			n.ResumePrompt = ""
+			n.UsageLimitUntil = nil
 		}
 		if resumable(r) {
 			return resumeArgs(r), clear
@@ -59,7 +65,7 @@ func actionArgs(r *store.Record, act string) ([]string, func(*store.Record)) {
 	case actAutoStart:
 		return r.Args, nil
 	}
-	return r.Args, func(n *store.Record) { n.AutoResumeCount = 0; n.BudgetOnce = false }
+	return r.Args, func(n *store.Record) { n.AutoResumeCount = 0; n.BudgetOnce = false; n.UsageLimitUntil = nil }
 }
 
 // Run starts a queued or launched agent at once. a.mu is held.

@@ -25,6 +25,10 @@ type Settings struct {
 	MaxRunning            int  `json:"maxRunning"`
 	NotifyNative          bool `json:"notifyNative"`
 	NotifyCompletion      bool `json:"notifyCompletion"`
+	// UsageLimitWait: a Claude Code or Codex run refused by its account's
+	// usage limit waits for the reset and resumes (usage.go), rather than
+	// failing. On by default.
+	UsageLimitWait bool `json:"usageLimitWait"`
 	// DailyBudgetUsd caps what the project's runs may cost in a (local)
 	// day; 0: none (budget.go).
 	DailyBudgetUsd float64 `json:"dailyBudgetUsd"`
@@ -50,7 +54,7 @@ type Settings struct {
 // DefaultSettings are SPEC's defaults.
 func DefaultSettings() Settings {
 	return Settings{WatchdogIntervalSec: 30, StaleCheckIntervalSec: 60, StaleThresholdSec: 300, BusyThresholdSec: 1800,
-		ResultGraceSec: 5, AutoResumeLimit: 3, PausedExpiryDays: 30, SafePointWaitSec: 120, MaxRunning: 0, NotifyNative: true,
+		ResultGraceSec: 5, AutoResumeLimit: 3, PausedExpiryDays: 30, SafePointWaitSec: 120, MaxRunning: 0, NotifyNative: true, UsageLimitWait: true,
 		BoxMaxProcesses: sandbox.DefaultProcesses, BoxMemoryMiB: sandbox.DefaultMemoryMiB(), BoxShmMiB: sandbox.DefaultShmMiB,
 		LogMaxMiB: DefaultLogMaxMiB, LogKeep: DefaultLogKeep}
 }

@@ -217,6 +217,7 @@ func (e *Engine) procSpec(rec *store.Record, args []string, token string) (proc.
 		return proc.Spec{}, err
 	}
 	args = e.runArgs(rec, args) // Claude Code's hooks, a run's budget
+	args = withPermissionTool(rec, args, e.apiAddress())
 	logSet := e.settingsOf(rec.ProjectID)
 	spec := proc.Spec{Path: path, Argv: append([]string{rec.Command}, args...), Dir: rec.Cwd, Env: env,
 		Log: rec.LogPath, LogMax: logSet.logMaxBytes(), LogKeep: logSet.LogKeep, ExitFile: e.st.ExitPath(rec.ProjectID, rec.ID), RunFile: e.st.RunPath(rec.ProjectID, rec.ID),

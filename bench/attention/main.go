@@ -3,7 +3,9 @@
 // API, a real agent, and its hook posted to POST /v1/hooks/claude with the
 // agent's own credential, as Claude Code posts it; the clock stops when a
 // client of GET /v1/events (what a window listens to) receives the agent's
-// state with its attention reason. It prints the median and the max.
+// state with its attention reason. It prints the median and the max; the
+// same for a question of Shepherd's permission tool and its answer
+// (answers.go).
 //
 //	go run ./bench/attention [-n 50]
 package main
@@ -94,8 +96,10 @@ func run(n int) error {
 	})
 	time.Sleep(200 * time.Millisecond) // the stream is open
 
+	// Hooks are rate-limited per agent: no more than its burst at once.
+	hooks := min(n, supervisor.HookBurst)
 	var lat []time.Duration
-	for i := range n {
+	for i := range hooks {
 		tool := fmt.Sprintf("Tool%d", i)
 		body, _ := json.Marshal(map[string]any{"hook_event_name": "PermissionRequest", "session_id": "s", "cwd": dir,
 			"transcript_path": filepath.Join(dir, "t.jsonl"), "tool_name": tool, "tool_input": map[string]any{}})
@@ -127,8 +131,8 @@ func run(n int) error {
 	}
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 	fmt.Printf("hook POST → Needs you (the window's event stream), %d hooks: median %s, max %s (target ≤ 2 s)\n",
-		n, lat[len(lat)/2].Round(10*time.Microsecond), lat[len(lat)-1].Round(10*time.Microsecond))
-	return nil
+		hooks, lat[len(lat)/2].Round(10*time.Microsecond), lat[len(lat)-1].Round(10*time.Microsecond))
+	return answers(ctx, c, h.Info.URL, proj.ID, token, seen, min(n, supervisor.QuestionBurst))
 }
 
 // agentToken reads the credential the engine gave the agent's run from its

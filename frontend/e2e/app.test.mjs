@@ -11,7 +11,8 @@
 // ends, and the window starts the headless engine; the cockpit against that
 // engine (below); pause, the run queue and a stale recovery
 // (pause.mjs); the sandbox, a Codex agent, and what runs cost and use (usage.mjs);
-// waiting for the user, acknowledge, crash loops and toasts over dialogs (attention.mjs); what a
+// waiting for the user, acknowledge, crash loops and toasts over dialogs (attention.mjs); answering what
+// an agent asks (answers.mjs); what a
 // newcomer tripped on (newcomer.mjs); and the window by keyboard alone (keyboard.mjs).
 import {after, before, test} from 'node:test'
 import assert from 'node:assert/strict'
@@ -29,6 +30,7 @@ import {usageTests} from './usage.mjs'
 import {budgetTests} from './budget.mjs'
 import {worktreeTests} from './worktree.mjs'
 import {attentionTests} from './attention.mjs'
+import {answersTests, usageTests as usageLimitTests} from './answers.mjs'
 import {newcomerTests} from './newcomer.mjs'
 import {keyboardTests} from './keyboard.mjs'
 
@@ -183,6 +185,10 @@ test('the Claude Code preset with a prompt runs the fixture; runs are marked; a 
   assert.deepEqual(args.slice(args.indexOf('--model'), args.indexOf('--model') + 2), ['--model', 'fake-model'])
   const settings = JSON.parse(args[args.indexOf('--settings') + 1])
   assert.ok(settings.hooks.PermissionRequest[0].hooks[0].url.endsWith('/v1/hooks/claude'), 'Shepherd\'s hooks are installed')
+  // And its permission tool, spoken to with the run's own credential.
+  assert.equal(args[args.indexOf('--permission-prompt-tool') + 1], 'mcp__shepherd-answers__approve')
+  const mcp = JSON.parse(args[args.indexOf('--mcp-config') + 1]).mcpServers['shepherd-answers']
+  assert.ok(mcp.url.endsWith('/v1/mcp/permission') && mcp.headers.Authorization === 'Bearer ${SHEPHERD_AGENT_TOKEN}')
 
   // Resumed by hand: a second run, marked with its cause and the previous run's end.
   await page.locator('section.detail').getByRole('button', {name: 'Resume'}).click()
@@ -307,6 +313,9 @@ budgetTests()
 worktreeTests()
 
 attentionTests()
+
+answersTests()
+usageLimitTests()
 
 newcomerTests()
 

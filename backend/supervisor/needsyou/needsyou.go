@@ -132,6 +132,9 @@ func (n *Needs) Hook(projectID, agentID string, body []byte) error {
 	if in.Error != "" {
 		data["error"] = in.Error
 	}
+	if w.w != nil && w.w.Held {
+		v.Wait, v.Clear = nil, false // a question to Shepherd's permission tool ends with its answer
+	}
 	switch {
 	case v.Wait != nil:
 		data["waiting"] = v.Wait.What
@@ -188,7 +191,7 @@ func (n *Needs) clear(a hook.Agent, w *Wait) {
 // on). a's lock is held.
 func (n *Needs) FollowLog(a hook.Agent, w *Wait, logPath string, retry *loganalysis.Retry, grew bool) {
 	now := n.core.Clock().Now()
-	if retry != nil && retry.RateLimited() {
+	if retry != nil && retry.RateLimited() && (w.w == nil || !w.w.Held) {
 		until := now.Add(time.Duration(retry.RetryDelayMs) * time.Millisecond)
 		if cur := w.w; cur == nil || cur.Kind != claudehooks.WaitRateLimit || cur.Until == nil || !cur.Until.Equal(until) {
 			why := "rate_limit"
@@ -205,7 +208,26 @@ func (n *Needs) FollowLog(a hook.Agent, w *Wait, logPath string, retry *loganaly
 		}
 		return
 	}
-	if w.w != nil && grew && logtail.Size(logPath) > w.logSize {
+	if w.w != nil && !w.w.Held && grew && logtail.Size(logPath) > w.logSize {
 		n.clear(a, w)
 	}
+}
+
+// Hold makes a's run wait on what (Held: a question to Shepherd's
+// permission tool, which only its answer ends), or, with what nil, ends
+// such a wait. False when a does not run. a's lock is held.
+func (n *Needs) Hold(a hook.Agent, what *claudehooks.Waiting) bool {
+	w, logPath, ok := n.core.Live(a)
+	if !ok {
+		return false
+	}
+	if what == nil {
+		if w.w != nil && w.w.Held {
+			n.clear(a, w)
+		}
+		return true
+	}
+	what.Held = true
+	n.set(a, w, logPath, what)
+	return true
 }

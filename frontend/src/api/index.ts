@@ -13,7 +13,7 @@ import * as SettingsSvc from '../../wailsjs/go/app/SettingsService'
 import {EventsOn, WindowSetTitle} from '../../wailsjs/runtime/runtime'
 import {eventSchema, problems} from './check'
 import type {operations} from './schema.gen'
-import type {AgentSpec, EngineStatus, Prefs, Schemas, WorktreeEnd} from './types'
+import type {AgentSpec, AnswerInput, EngineStatus, Prefs, Schemas, WorktreeEnd} from './types'
 
 export * from './types'
 
@@ -117,6 +117,16 @@ export const api = {
       throw err
     }),
   },
+  /** The engine's webhook channels (URLs masked): notifications away from the desk. */
+  webhooks: {
+    list: async () => list(await call('listWebhooks')),
+    add: (c: {name: string; url: string; format: 'json' | 'ntfy' | 'slack'}) => call('addWebhook', {}, {id: '', ...c}),
+    remove: async (id: string) => void await call('removeWebhook', {id}),
+    /** A test notification now; how each channel (id, or every one) went. */
+    test: async (id = '') => list(await call('testWebhooks', {}, id ? {id} : {})),
+  },
+  /** The subscription windows of the agents' accounts, as their last runs said (the header's "5-hour: 82 %"). */
+  usage: async () => list(await call('getUsage')),
   agents: {
     list: async (projectId: string) => list(await call('listAgents', {project: projectId})),
     get: (projectId: string, id: string) => call('getAgent', {project: projectId, agent: id}),
@@ -145,6 +155,20 @@ export const api = {
     lookPath: async (command: string, cwd: string) => (await call('lookupCommand', {command, cwd})).path,
     events: async (projectId: string, id: string, limit = 200) =>
       call('listEvents', {project: projectId, agent: id, limit}),
+    /** What the agent asks and waits for (permissions, choices), the one it waits on first. */
+    questions: async (projectId: string, id: string) => list(await call('listQuestions', {project: projectId, agent: id})),
+    /** Answer one of its questions: allow once, always (keeping a rule), deny (with a message), or its choices. */
+    answer: (projectId: string, id: string, answer: AnswerInput) => call('answerQuestion', {project: projectId, agent: id}, answer),
+    rules: (projectId: string, id: string) => call('listRules', {project: projectId, agent: id}),
+    addRule: (projectId: string, id: string, rule: string, scope: 'agent' | 'project') =>
+      call('addRule', {project: projectId, agent: id}, {rule, scope}),
+    removeRule: (projectId: string, id: string, rule: string, scope: 'agent' | 'project') =>
+      call('removeRule', {project: projectId, agent: id}, {rule, scope}),
+    /** Resume a Claude Code or Codex agent's session with message as its prompt (through the queue). */
+    send: (projectId: string, id: string, message: string) => call('sendMessage', {project: projectId, agent: id}, {message}),
+    /** Deny a question nobody answers after that many minutes (0: wait for the answer). */
+    setAnswerPolicy: (projectId: string, id: string, denyAfterMin: number) =>
+      call('setAnswerPolicy', {project: projectId, agent: id}, {denyAfterMin}),
   },
   worktree: {
     /** The agent's changes against its base (files, +/−, hunks). */

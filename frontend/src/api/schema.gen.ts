@@ -293,6 +293,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{project}/agents/{agent}/answer-policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Set an agent's policy for questions nobody answers: wait (0) or deny after N minutes */
+        put: operations["setAnswerPolicy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/projects/{project}/agents/{agent}/budget": {
         parameters: {
             query?: never;
@@ -344,6 +361,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{project}/agents/{agent}/message": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a Claude Code or Codex agent whose run ended a message: it resumes in its session with it as the prompt, through the queue */
+        post: operations["sendMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/projects/{project}/agents/{agent}/pause": {
         parameters: {
             query?: never;
@@ -361,6 +395,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{project}/agents/{agent}/questions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An agent's questions waiting for an answer (permissions and choices), the one it waits on first */
+        get: operations["listQuestions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project}/agents/{agent}/questions/answer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Answer an agent's question: allow once, always allow (keeping a rule), deny with a message, or choose (an AskUserQuestion) */
+        post: operations["answerQuestion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/projects/{project}/agents/{agent}/resume": {
         parameters: {
             query?: never;
@@ -372,6 +440,41 @@ export interface paths {
         put?: never;
         /** Run the agent's resume arguments with its session id */
         post: operations["resumeAgent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project}/agents/{agent}/rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The always-allow rules that answer for an agent (its own and its project's), and its policy for questions nobody answers */
+        get: operations["listRules"];
+        put?: never;
+        /** Keep an always-allow rule for an agent or its project (refused when it would widen a sandboxed agent's grants) */
+        post: operations["addRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project}/agents/{agent}/rules/remove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Forget an always-allow rule of an agent or its project */
+        post: operations["removeRule"];
         delete?: never;
         options?: never;
         head?: never;
@@ -549,6 +652,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{project}/rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The always-allow rules kept for every agent of a project */
+        get: operations["listProjectRules"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/projects/{project}/select": {
         parameters: {
             query?: never;
@@ -618,6 +738,75 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The subscription windows of the accounts the agents use (5-hour, weekly), as their last runs said: status, utilization, reset */
+        get: operations["getUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The webhook channels notifications go to (URLs and headers masked), with how sending to each goes */
+        get: operations["listWebhooks"];
+        put?: never;
+        /** Add a webhook channel (a URL and a format: json, ntfy, slack; the kinds it carries, default what enters Needs you) */
+        post: operations["addWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a test notification to a webhook channel (or every one) now, and say how each went */
+        post: operations["testWebhooks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a webhook channel */
+        delete: operations["removeWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/whoami": {
         parameters: {
             query?: never;
@@ -639,6 +828,10 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AccountUsage: {
+            account: string;
+            windows: components["schemas"]["Window"][] | null;
+        };
         Activity: {
             needsYou?: boolean;
             /** Format: date-time */
@@ -713,6 +906,56 @@ export interface components {
             /** Format: int64 */
             totalBytes: number;
         };
+        Answer: {
+            /**
+             * @description allow once, always allow (with rule), deny (with message), answer (an AskUserQuestion's choices)
+             * @enum {string}
+             */
+            action: "allow" | "always" | "deny" | "answer";
+            /** @description answer: each question's text to the chosen option's label (or free text with free) */
+            answers?: {
+                [key: string]: string;
+            };
+            /** @description answer: the answers are free text, not options' labels */
+            free?: boolean;
+            /** @description deny: what the agent is told */
+            message?: string;
+            /** @description the question answered (default: the one the agent waits on) */
+            questionId?: string;
+            /** @description always: the rule kept, in Claude Code's syntax, e.g. Bash(npm test:*) (default: the narrowest suggestion) */
+            rule?: string;
+            /**
+             * @description always: keep the rule for this agent (default) or every agent of the project
+             * @enum {string}
+             */
+            scope?: "agent" | "project" | "";
+        };
+        Answered: {
+            behavior: string;
+            /** Format: int64 */
+            pending: number;
+            question: components["schemas"]["Asked"];
+            rule?: components["schemas"]["Rule"];
+        };
+        Asked: {
+            agentId: string;
+            /** Format: date-time */
+            askedAt: string;
+            /** Format: date-time */
+            denyAt?: string;
+            id: string;
+            input: {
+                [key: string]: unknown;
+            };
+            /** Format: int64 */
+            position: number;
+            projectId: string;
+            questions?: components["schemas"]["Question"][] | null;
+            suggestions: string[] | null;
+            summary: string;
+            tool: string;
+            toolUseId?: string;
+        };
         BudgetInput: {
             /** @enum {string} */
             action: "raise" | "remove" | "once" | "stop";
@@ -721,6 +964,17 @@ export interface components {
              * @description with raise: the new limit (dollars, or turns for a turns limit)
              */
             limit?: number;
+        };
+        Channel: {
+            disabled?: boolean;
+            format: string;
+            headers?: {
+                [key: string]: string;
+            };
+            id: string;
+            kinds?: string[] | null;
+            name: string;
+            url: string;
         };
         CommandPath: {
             path: string;
@@ -964,6 +1218,10 @@ export interface components {
             merged: boolean;
             upToDate?: boolean;
         };
+        MessageInput: {
+            /** @description what the agent is told: the prompt of its resumed session */
+            message: string;
+        };
         Notification: {
             agentId?: string;
             kind: string;
@@ -975,11 +1233,22 @@ export interface components {
             projectName?: string;
             title: string;
         };
+        Option: {
+            description?: string;
+            label: string;
+        };
         PauseInput: {
             /** @description why (shown with the pause) */
             note?: string;
             /** @description true: do not wait for a tool call in flight to finish */
             now?: boolean;
+        };
+        PolicyInput: {
+            /**
+             * Format: int64
+             * @description deny a question nobody answers after that many minutes (0: wait for the answer)
+             */
+            denyAfterMin: number;
         };
         Project: {
             /** Format: date-time */
@@ -1030,6 +1299,12 @@ export interface components {
             /** Format: int64 */
             running?: number;
             totals?: components["schemas"]["RunFigures"];
+        };
+        Question: {
+            header?: string;
+            multiSelect?: boolean;
+            options: components["schemas"]["Option"][] | null;
+            question: string;
         };
         Quitting: {
             /** Format: int64 */
@@ -1129,6 +1404,8 @@ export interface components {
             timeoutSec: number;
             totals?: components["schemas"]["RunFigures"];
             treeTotals?: components["schemas"]["RunFigures"];
+            /** Format: date-time */
+            usageLimitUntil?: string;
             workspace?: components["schemas"]["Workspace"];
         };
         Removed: {
@@ -1147,6 +1424,28 @@ export interface components {
             queuePosition?: number;
             resumed?: boolean;
             status?: string;
+        };
+        Rule: {
+            /** Format: date-time */
+            addedAt: string;
+            agentId?: string;
+            rule: string;
+            scope: string;
+        };
+        RuleInput: {
+            /** @description a rule in Claude Code's syntax, e.g. Bash(npm test:*) */
+            rule: string;
+            /**
+             * @description agent (default) or project (the user's alone)
+             * @enum {string}
+             */
+            scope?: "agent" | "project" | "";
+        };
+        Rules: {
+            agent: components["schemas"]["Rule"][] | null;
+            /** Format: int64 */
+            denyAfterMin: number;
+            project: components["schemas"]["Rule"][] | null;
         };
         Run: {
             /** @description the status it ended in: completed, failed, stopped, interrupted, paused */
@@ -1240,6 +1539,7 @@ export interface components {
             staleCheckIntervalSec: number;
             /** Format: int64 */
             staleThresholdSec: number;
+            usageLimitWait: boolean;
             /** Format: int64 */
             watchdogIntervalSec: number;
             worktreeSetup?: string;
@@ -1261,6 +1561,19 @@ export interface components {
             /** Format: date-time */
             at: string;
             projectId: string;
+        };
+        Status: {
+            /** Format: int64 */
+            dropped?: number;
+            failing: boolean;
+            lastError?: string;
+            /** Format: date-time */
+            lastErrorAt?: string;
+            /** Format: date-time */
+            lastSentAt?: string;
+            retrying?: boolean;
+            /** Format: int64 */
+            sent: number;
         };
         StopInput: {
             /**
@@ -1284,6 +1597,26 @@ export interface components {
             /** Format: int64 */
             total: number;
         };
+        TestWebhooksInput: {
+            /** @description the channel to test (default: every channel) */
+            id?: string;
+        };
+        View: {
+            disabled?: boolean;
+            format: string;
+            headers?: string[] | null;
+            id: string;
+            kinds: string[] | null;
+            name: string;
+            status: components["schemas"]["Status"];
+            url: string;
+        };
+        WebhookTest: {
+            error?: string;
+            id: string;
+            name: string;
+            ok: boolean;
+        };
         WhileClosed: {
             /** Format: date-time */
             at: string;
@@ -1293,6 +1626,14 @@ export interface components {
             agentId?: string;
             projectId?: string;
             user: boolean;
+        };
+        Window: {
+            name: string;
+            /** Format: date-time */
+            resetsAt: string;
+            status?: string;
+            /** Format: double */
+            utilization: number;
         };
         Workspace: {
             /** Format: int64 */
@@ -2188,6 +2529,44 @@ export interface operations {
             };
         };
     };
+    setAnswerPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project's id */
+                project: string;
+                /** @description the agent's id */
+                agent: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PolicyInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rules"];
+                };
+            };
+            /** @description an error: its kind and what was wrong */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     answerBudget: {
         parameters: {
             query?: {
@@ -2304,6 +2683,47 @@ export interface operations {
             };
         };
     };
+    sendMessage: {
+        parameters: {
+            query?: {
+                /** @description true: secret environment values as they are (masked otherwise) */
+                reveal?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description the project's id */
+                project: string;
+                /** @description the agent's id */
+                agent: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MessageInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Record"];
+                };
+            };
+            /** @description an error: its kind and what was wrong */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     pauseAgent: {
         parameters: {
             query?: {
@@ -2332,6 +2752,78 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Record"];
+                };
+            };
+            /** @description an error: its kind and what was wrong */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listQuestions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project's id */
+                project: string;
+                /** @description the agent's id */
+                agent: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Asked"][] | null;
+                };
+            };
+            /** @description an error: its kind and what was wrong */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    answerQuestion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project's id */
+                project: string;
+                /** @description the agent's id */
+                agent: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Answer"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Answered"];
                 };
             };
             /** @description an error: its kind and what was wrong */
@@ -2374,6 +2866,116 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Record"];
+                };
+            };
+            /** @description an error: its kind and what was wrong */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project's id */
+                project: string;
+                /** @description the agent's id */
+                agent: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rules"];
+                };
+            };
+            /** @description an error: its kind and what was wrong */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    addRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project's id */
+                project: string;
+                /** @description the agent's id */
+                agent: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RuleInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rule"];
+                };
+            };
+            /** @description an error: its kind and what was wrong */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    removeRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project's id */
+                project: string;
+                /** @description the agent's id */
+                agent: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RuleInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rules"];
                 };
             };
             /** @description an error: its kind and what was wrong */
@@ -2801,6 +3403,38 @@ export interface operations {
             };
         };
     };
+    listProjectRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project's id */
+                project: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rule"][] | null;
+                };
+            };
+            /** @description an error: its kind and what was wrong */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     selectProject: {
         parameters: {
             query?: never;
@@ -2970,6 +3604,162 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ProjectView"];
+                };
+            };
+            /** @description an error: its kind and what was wrong */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getUsage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountUsage"][] | null;
+                };
+            };
+            /** @description an error: its kind and what was wrong */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["View"][] | null;
+                };
+            };
+            /** @description an error: its kind and what was wrong */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    addWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Channel"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["View"];
+                };
+            };
+            /** @description an error: its kind and what was wrong */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    testWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["TestWebhooksInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookTest"][] | null;
+                };
+            };
+            /** @description an error: its kind and what was wrong */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    removeWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the channel's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["View"][] | null;
                 };
             };
             /** @description an error: its kind and what was wrong */

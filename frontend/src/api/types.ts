@@ -60,6 +60,13 @@ export type MergePlan = Schemas['MergePlan']
 export type MergeConflict = Schemas['MergeConflict']
 export type MergeResult = Schemas['MergeResult']
 export type ResolveResult = Schemas['ResolveResult']
+/** A question an agent's permission tool asks: a permission for a tool call, or choices (AskUserQuestion). */
+export type Asked = Schemas['Asked']
+export type AnswerInput = Schemas['Answer']
+export type Answered = Schemas['Answered']
+/** The always-allow rules that answer for an agent, and its policy for questions nobody answers. */
+export type AgentRules = Schemas['Rules']
+export type KeptRule = Schemas['Rule']
 /** What becomes of a worktree when its agent is removed. */
 export type WorktreeEnd = NonNullable<NonNullable<operations['removeAgent']['parameters']['query']>['worktree']>
 

@@ -35,6 +35,17 @@ describe('runs', () => {
     expect(runs.map((r) => r.logOffset)).toEqual([0, 20, 40])
   })
 
+  it('shows the user’s message a run resumed with as the user’s turn', () => {
+    const runs = runsFromEvents([...EVENTS,
+      tr(600, 'running', 'completed', 'exit', {exitReason: 'completed'}),
+      {time: t(610), event: 'message', agentId: 'a', data: {message: 'now the tests'}},
+      tr(611, 'completed', 'spawning', 'resume'),
+      tr(612, 'spawning', 'running', 'resume', {logOffset: 60}),
+    ], 'a')
+    expect(runs.map((r) => r.prompt)).toEqual([undefined, undefined, undefined, 'now the tests'])
+    expect(runTitle(runs[3])).toBe('Run 4 · resumed with your message')
+  })
+
   it('orders by time whatever the order given', () => {
     const runs = runsFromEvents(EVENTS.slice().reverse(), 'a')
     expect(runs.map((r) => r.cause)).toEqual(['started by you', 'auto-resumed after it went silent', 'resumed by you'])

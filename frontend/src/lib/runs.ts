@@ -20,6 +20,8 @@ export interface Run {
   sessionId?: string
   /** Byte offset in agent.log of the run's first line, when the engine said. */
   logOffset?: number
+  /** The user's message it resumed with (a reply): the user's turn in the conversation. */
+  prompt?: string
 }
 
 const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined)
@@ -43,6 +45,7 @@ export function runsFromEvents(events: readonly EngineEvent[], agentId?: string,
   let lastEnd: string | undefined
   let lastRecovery: EngineEvent | undefined
   let restartFailures: number | undefined
+  let message: string | undefined
   const sorted = events
     .filter((e) => !agentId || e.agentId === agentId)
     .map((e, i) => ({e, i}))
@@ -51,6 +54,7 @@ export function runsFromEvents(events: readonly EngineEvent[], agentId?: string,
   for (const e of sorted) {
     if (e.event === 'recovery') lastRecovery = e
     if (e.event === 'keep-alive:scheduled') restartFailures = num(e.data?.failures)
+    if (e.event === 'message') message = str(e.data?.message)
     if (e.event === 'session') {
       const cur = runs[runs.length - 1]
       if (cur && !cur.end) cur.sessionId = str(e.data?.sessionId) ?? cur.sessionId
@@ -65,7 +69,10 @@ export function runsFromEvents(events: readonly EngineEvent[], agentId?: string,
       if (e.reason === 'keep-alive restart' && restartFailures) {
         cause += ` (${restartFailures} failure${restartFailures === 1 ? '' : 's'} in a row)`
       }
-      runs.push({n: runs.length + 1, startedAt: e.time, cause, prevEnd: lastEnd, logOffset: num(e.data?.logOffset)})
+      const prompt = e.reason === 'resume' ? message : undefined
+      if (prompt) cause = 'resumed with your message'
+      runs.push({n: runs.length + 1, startedAt: e.time, cause, prevEnd: lastEnd, logOffset: num(e.data?.logOffset), prompt})
+      message = undefined
       lastEnd = undefined
       lastRecovery = undefined
     } else if (e.to && TERMINAL.has(e.to)) {

@@ -38,7 +38,7 @@ export function project(patch: Patch<Project> = {}): Project {
 export function settings(patch: Partial<Settings> = {}): Settings {
   return {
     watchdogIntervalSec: 2, staleCheckIntervalSec: 60, staleThresholdSec: 300, busyThresholdSec: 1800, resultGraceSec: 10,
-    autoResumeLimit: 3, pausedExpiryDays: 7, safePointWaitSec: 300, maxRunning: 0, notifyNative: true, notifyCompletion: false,
+    autoResumeLimit: 3, pausedExpiryDays: 7, safePointWaitSec: 300, maxRunning: 0, notifyNative: true, notifyCompletion: false, usageLimitWait: true,
     dailyBudgetUsd: 0, worktreeSetup: '', boxMaxProcesses: 4096, boxMemoryMiB: 0, boxShmMiB: 1024, logMaxMiB: 10, logKeep: 5,
     ...patch,
   }

@@ -19,6 +19,8 @@
 //	                   Notification (permission_prompt) hooks, then waits
 //	rate-limit         an api_retry line (429, retried in 60 s), then waits
 //	                   $FAKE_CLAUDE_TOOL_SECONDS (default 2) and finishes
+//	permission-tool, ask-question, usage-limit, usage-limit-weekly,
+//	usage-warning      see permission.go
 //
 // Hooks are posted as the real CLI posts them (a command hook is run with the
 // input on stdin): to the url of the http hook
@@ -232,6 +234,10 @@ func main() {
 		line(map[string]any{"type": "assistant", "session_id": session, "message": map[string]any{
 			"content": []any{map[string]any{"type": "text", "text": "Done after the wait."}}}})
 		result("success", false, "done")
+	case "permission-tool", "ask-question":
+		permissionMode(mode, session, cost, turns)
+	case "usage-limit", "usage-limit-weekly", "usage-warning":
+		usageMode(mode, session, cost, turns)
 	default: // silent
 		time.Sleep(time.Hour)
 	}

@@ -16,6 +16,8 @@
 //	long-command  a command_execution that runs a silent child for
 //	              $FAKE_CODEX_COMMAND_SECONDS (default 2), or until the
 //	              file $FAKE_CODEX_RELEASE exists, then turn.completed
+//	usage-limit   the usage-limit error and turn.failed, exit 1; the reset
+//	              is $FAKE_CODEX_RESETS_AT (epoch s; default in 2 h)
 package main
 
 import (
@@ -104,7 +106,40 @@ func main() {
 		emit(map[string]any{"type": "item.completed", "item": map[string]any{"id": "item_2", "type": "command_execution",
 			"command": "bash -lc 'make test'", "aggregated_output": "PASS\n", "exit_code": 0, "status": "completed"}})
 		done()
+	case "usage-limit":
+		msg := usageLimitMessage()
+		emit(map[string]any{"type": "error", "message": msg})
+		emit(map[string]any{"type": "turn.failed", "error": map[string]any{"message": msg}})
+		os.Exit(1)
 	default: // silent
 		time.Sleep(time.Hour)
 	}
+}
+
+// usageLimitMessage is what codex-cli 0.169.0 says when its usage limit is
+// reached (a Plus plan), the reset $FAKE_CODEX_RESETS_AT (epoch s; default
+// in 2 h) in local time: "9:36 AM" the same day, "Nov 29th, 2026 7:49 AM"
+// another.
+func usageLimitMessage() string {
+	now := time.Now()
+	reset := now.Add(2 * time.Hour)
+	if v, err := strconv.ParseInt(os.Getenv("FAKE_CODEX_RESETS_AT"), 10, 64); err == nil {
+		reset = time.Unix(v, 0)
+	}
+	reset = reset.Local()
+	at := reset.Format("3:04 PM")
+	if y, m, d := reset.Date(); y != now.Year() || m != now.Month() || d != now.Day() {
+		suffix := "th"
+		switch {
+		case d%100 >= 11 && d%100 <= 13:
+		case d%10 == 1:
+			suffix = "st"
+		case d%10 == 2:
+			suffix = "nd"
+		case d%10 == 3:
+			suffix = "rd"
+		}
+		at = reset.Format("Jan 2") + suffix + reset.Format(", 2006 3:04 PM")
+	}
+	return "You’ve hit your usage limit. Upgrade to Pro (https://chatgpt.com/explore/pro), visit https://chatgpt.com/settings/usage to purchase more credits or try again at " + at + "."
 }

@@ -1,6 +1,7 @@
 import {toast} from 'sonner'
 import {api, errorMessage, type Agent, type Project} from '../../api'
 import {Menu, type MenuItem} from '../../components/Menu'
+import {askedFor, asking} from '../../lib/answers'
 import {attentionReason, isRestarting} from '../../lib/groups'
 import {canResume, isLive} from '../../lib/status'
 import {queuedFor} from '../../lib/pause'
@@ -24,7 +25,7 @@ export function useAgentCall() {
   }
 }
 
-export type OpKind = 'start' | 'stop' | 'resume' | 'pause' | 'unpause' | 'ack' | 'edit' | 'remove'
+export type OpKind = 'allow' | 'deny' | 'choose' | 'start' | 'stop' | 'resume' | 'pause' | 'unpause' | 'ack' | 'edit' | 'remove'
 export interface Op {
   kind: OpKind
   label: string
@@ -54,6 +55,7 @@ export function useAgentOps(agent: Agent): Op[] {
   const call = useAgentCall()
   const ack = useAcknowledge()
   const open = useUI((s) => s.open)
+  const selectAgent = useUI((s) => s.selectAgent)
   const p = agent.projectId
   const why = attentionReason(agent)
   const live = isLive(agent)
@@ -80,6 +82,17 @@ export function useAgentOps(agent: Agent): Op[] {
   }
 
   const ops: Op[] = []
+  // What it asks through Shepherd's permission tool comes first: answered from the row.
+  const asks = asking(agent)
+  if (asks === 'permission') {
+    const what = askedFor(agent)
+    ops.push({kind: 'allow', label: 'Allow once', title: `Let it run ${what}, this once (Always allow and Deny with a message: in its detail)`,
+      run: () => void call('allow', () => api.agents.answer(p, agent.id, {action: 'allow'}).then(() => undefined))})
+    ops.push({kind: 'deny', label: 'Deny', title: `Refuse ${what}; it goes on without it`,
+      run: () => void call('deny', () => api.agents.answer(p, agent.id, {action: 'deny'}).then(() => undefined))})
+  } else if (asks === 'choice') {
+    ops.push({kind: 'choose', label: 'Choose…', title: 'It asks you to choose: see its questions and options', run: () => selectAgent(agent.id)})
+  }
   if (live || restarting || queued) {
     ops.push({
       kind: 'stop', label: stopping ? 'Stopping…' : queued ? 'Cancel' : 'Stop', disabled: stopping, run: () => void stop(),
@@ -158,8 +171,8 @@ export function RowActions({agent, tabbable = true}: {agent: Agent; tabbable?: b
 
 /** Every action as a button, for the detail's header. */
 export function AgentActions({agent}: {agent: Agent}) {
-  // Acknowledge is on the detail's Needs you line.
-  const ops = useAgentOps(agent).filter((o) => o.kind !== 'ack')
+  // Acknowledge is on the detail's Needs you line, answers in its question panel.
+  const ops = useAgentOps(agent).filter((o) => !['ack', 'allow', 'deny', 'choose'].includes(o.kind))
   return (
     <span className="actions" onClick={(e) => e.stopPropagation()}>
       {ops.map((o) => <OpButton key={o.kind} op={o} className={o.kind === 'remove' ? 'danger' : undefined}/>)}

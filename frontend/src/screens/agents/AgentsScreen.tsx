@@ -1,4 +1,5 @@
 import {useCallback, useEffect, useMemo} from 'react'
+import {UsageWindows} from './UsageWindows'
 import {errorMessage, api, type Project} from '../../api'
 import {countGroups, filterAgents, GROUP_LABELS, GROUPS, groupAgents, stoppable} from '../../lib/groups'
 import {useQueryClient} from '@tanstack/react-query'
@@ -91,6 +92,7 @@ export function AgentsScreen({project}: {project: Project}) {
               </button>
             ))}
           </span>
+          <UsageWindows ended={agents.reduce((m, a) => (a.stoppedAt && a.stoppedAt > m ? a.stoppedAt : m), '')}/>
           {/* Read out when the filter, a chip or a group changes what is listed, and when the sort changes. */}
           <span className="muted shown" role="status">
             {listed === agents.length ? `${agents.length} agent${agents.length === 1 ? '' : 's'}` : `${listed} of ${agents.length}`}

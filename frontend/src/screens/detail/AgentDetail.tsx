@@ -16,7 +16,9 @@ import {BudgetPanel} from './BudgetPanel'
 import {DiffView} from './DiffView'
 import {WorktreeBadge} from './WorktreeBadge'
 import {LogView} from './LogView'
+import {QuestionPanel, RulesPanel} from './QuestionPanel'
 import {RecordFields} from './RecordFields'
+import {ReplyBox} from './ReplyBox'
 import {currentMatch, SearchBar, step} from './search'
 import {StreamView} from './StreamView'
 import {UsagePanel} from './UsagePanel'
@@ -92,6 +94,7 @@ export function AgentDetail({agent, onClose}: {agent: Agent; onClose: () => void
       {startError && !attentionReason(agent) && <p className="start-error" role="alert">{startError}</p>}
       <AttentionLine agent={agent} error={startError}/>
       <BudgetPanel agent={agent}/>
+      <QuestionPanel agent={agent}/>
       <UsageStrip agent={agent} onOpen={() => setTab('usage')}/>
       <div className="tabs">
         <Tabs label="Show" tabs={tabs} selected={tab} onSelect={setTab} idBase={tabIds}/>
@@ -130,9 +133,10 @@ export function AgentDetail({agent, onClose}: {agent: Agent; onClose: () => void
           : <LogView lines={lines} markers={markers} search={search} current={shown} onMatches={onMatches} jump={jump} wrap={wrap}/>)}
         {tab === 'diff' && agent.workspace?.worktree && <DiffView agent={agent}/>}
         {tab === 'usage' && <UsagePanel agent={agent} samples={samples}/>}
-        {tab === 'record' && <RecordFields agent={agent}/>}
+        {tab === 'record' && <><RulesPanel agent={agent}/><RecordFields agent={agent}/></>}
         {tab === 'events' && <AgentEvents projectId={agent.projectId} agentId={agent.id}/>}
       </div>
+      {tab === 'log' && <ReplyBox agent={agent}/>}
     </section>
   )
 }

@@ -14,6 +14,7 @@ export function RunMarker({marker: {run, earlier}, compact}: {marker: Marker; co
         {run.prevEnd && <> · the run before: {run.prevEnd}</>}
         {earlier && <> · began before the lines shown</>}
       </span>
+      {run.prompt && !compact && <p className="run-prompt" data-user-turn><span className="who">You</span> {run.prompt}</p>}
     </div>
   )
 }

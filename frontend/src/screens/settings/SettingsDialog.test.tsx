@@ -8,7 +8,8 @@ import {PrefsDialog, SettingsDialog} from './SettingsDialog'
 
 vi.mock('../../api', async (orig) => ({
   ...(await orig<typeof import('../../api')>()),
-  api: {settings: {get: vi.fn(), put: vi.fn(), getPrefs: vi.fn(), putPrefs: vi.fn(), sandbox: vi.fn()}, projects: {list: vi.fn()}},
+  api: {settings: {get: vi.fn(), put: vi.fn(), getPrefs: vi.fn(), putPrefs: vi.fn(), sandbox: vi.fn()}, projects: {list: vi.fn()},
+    webhooks: {list: vi.fn(async () => [])}},
 }))
 
 // An older engine's answer: without the settings newer ones add.
@@ -42,6 +43,16 @@ describe('SettingsDialog', () => {
     await vi.waitFor(() => expect(api.settings.put).toHaveBeenCalledWith('p1', {...defaults, autoResumeLimit: 5, notifyCompletion: true}))
     expect(api.settings.putPrefs).not.toHaveBeenCalled()
     await vi.waitFor(() => expect(useUI.getState().dialog).toBeNull())
+  })
+
+  it('turns the wait for a usage limit off, where the engine has it', async () => {
+    vi.mocked(api.settings.get).mockResolvedValue({...defaults, usageLimitWait: true})
+    wrap(<SettingsDialog/>)
+    const wait = await screen.findByLabelText(/usage limit waits for the reset and resumes/)
+    expect(wait).toBeChecked()
+    fireEvent.click(wait)
+    fireEvent.click(screen.getByRole('button', {name: 'Save'}))
+    await vi.waitFor(() => expect(api.settings.put).toHaveBeenCalledWith('p1', {...defaults, usageLimitWait: false}))
   })
 
   it('keeps the app-wide preference in its own dialog', async () => {

@@ -8,6 +8,7 @@ import {useUI} from '../../state/ui'
 import {DailyBudgetField} from './DailyBudgetField'
 import {BoxLimitsFields} from './BoxLimitsFields'
 import {LogRotationFields} from './LogRotationFields'
+import {WebhooksSection} from './WebhooksSection'
 
 /** What of the sandbox this machine enforces, in a line (for every project). */
 function SandboxSupportLine() {
@@ -99,6 +100,13 @@ export function SettingsDialog() {
             <input type="checkbox" name="notifyCompletion" checked={s.notifyCompletion} onChange={(e) => setS({...s, notifyCompletion: e.target.checked})}/>
             Also notify when an agent completes <span className="muted">(default: off)</span>
           </label>
+          {s.usageLimitWait !== undefined && (
+            <label className="check">
+              <input type="checkbox" name="usageLimitWait" checked={s.usageLimitWait} onChange={(e) => setS({...s, usageLimitWait: e.target.checked})}/>
+              A Claude Code or Codex run stopped by its subscription’s usage limit waits for the reset and resumes, instead of
+              failing <span className="muted">(default: on)</span>
+            </label>
+          )}
           <label className="setting">
             <span className="setting-label">Worktree setup command</span>
             <span className="setting-input">
@@ -170,6 +178,7 @@ export function PrefsDialog() {
               <p className="muted hint">So agents are watched and resumed after a reboot without opening the window. Default: off.</p>
             </>
           )}
+          <WebhooksSection/>
           {error && <p className="field-error" role="alert">{error}</p>}
           <footer className="dialog-foot">
             <button type="button" onClick={close}>Cancel</button>
