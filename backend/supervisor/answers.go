@@ -146,9 +146,12 @@ func (e *Engine) book(projectID string) (*answers.Book, error) {
 }
 
 // withPermissionTool gives a Claude Code run Shepherd's permission tool,
-// unless its args decide permissions their own way or there is no API.
+// unless its args decide permissions their own way or there is no API on
+// TCP: the tool is an MCP server over HTTP, which an engine on a Unix socket
+// only (a host's) does not serve to its agents — they run as before it,
+// refused what needs approval in -p.
 func withPermissionTool(rec *store.Record, args []string, apiURL string) []string {
-	if rec.Profile != store.ProfileClaudeJSON || apiURL == "" || permtool.HasOwn(args) {
+	if rec.Profile != store.ProfileClaudeJSON || apiURL == "" || strings.HasPrefix(apiURL, "unix://") || permtool.HasOwn(args) {
 		return args
 	}
 	out := make([]string, 0, len(args)+4)
