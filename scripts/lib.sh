@@ -101,13 +101,16 @@ build_app_if_changed() {
 	stamp="$(build_stamp)"
 	dir="$(dirname "$(app_bin)")"
 	want="$(source_fingerprint)"
-	if [[ -x "$(app_bin)" && -x "$dir/shepherd-shim" && -x "$dir/shepherd-engine" && -s "$stamp" &&
-		"$(cat "$stamp")" == "$want" ]]; then
+	if [[ -x "$(app_bin)" && -x "$dir/shepherd-shim" && -x "$dir/shepherd-engine" && -x "$dir/hosts/linux-amd64/shepherd-engine" &&
+		-s "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
 		log "build/bin is up to date with the sources: not rebuilding (scripts/run.sh --rebuild forces it)"
 		return 0
 	fi
 	rm -f "$stamp"
 	build_app
+	# The engines `shepherd host add` installs on other machines, beside the
+	# engine that reads them.
+	build_host_engines "$dir/hosts"
 	mkdir -p "$(dirname "$stamp")"
 	printf '%s\n' "$want" >"$stamp"
 }
