@@ -86,7 +86,7 @@ export function useAgentOps(agent: Agent): Op[] {
   const asks = asking(agent)
   if (asks === 'permission') {
     const what = askedFor(agent)
-    ops.push({kind: 'allow', label: 'Allow once', title: `Let it run ${what}, this once (Always allow and Deny with a message: in its detail)`,
+    ops.push({kind: 'allow', label: 'Allow', title: `Allow once: let it run ${what}, this once (Always allow and Deny with a message: in its detail)`,
       run: () => void call('allow', () => api.agents.answer(p, agent.id, {action: 'allow'}).then(() => undefined))})
     ops.push({kind: 'deny', label: 'Deny', title: `Refuse ${what}; it goes on without it`,
       run: () => void call('deny', () => api.agents.answer(p, agent.id, {action: 'deny'}).then(() => undefined))})
