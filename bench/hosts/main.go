@@ -20,10 +20,7 @@ package main
 
 import (
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
 	"encoding/json"
-	"encoding/pem"
 	"errors"
 	"flag"
 	"fmt"
@@ -87,15 +84,10 @@ func run(nHosts, nAgents, nExits int, idle, settle time.Duration) error {
 	}
 	os.Setenv("HOME", local)
 	os.Unsetenv("SSH_AUTH_SOCK")
-	_, priv, _ := ed25519.GenerateKey(rand.Reader)
-	block, _ := ssh.MarshalPrivateKey(priv, "")
-	if err := os.MkdirAll(filepath.Join(local, ".ssh"), 0o700); err != nil {
+	pub, err := hoststest.ClientKey(local)
+	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(local, ".ssh", "id_ed25519"), pem.EncodeToMemory(block), 0o600); err != nil {
-		return err
-	}
-	pub, _ := ssh.NewPublicKey(priv.Public())
 
 	fmt.Println("building the engine and the shim")
 	bin, shim, err := benchkit.Build(dir, "", "")

@@ -4,7 +4,12 @@
 package hoststest
 
 import (
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/pem"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"golang.org/x/crypto/ssh"
@@ -31,3 +36,25 @@ func (program) Fatal(args ...any)              { panic(fmt.Sprint(args...)) }
 func (program) Fatalf(format string, a ...any) { panic(fmt.Sprintf(format, a...)) }
 func (program) Errorf(format string, a ...any) { panic(fmt.Sprintf(format, a...)) }
 func (program) Error(args ...any)              { panic(fmt.Sprint(args...)) }
+
+// ClientKey makes a new ed25519 key, writes it as home/.ssh/id_ed25519
+// (where the local engine's SSH looks), and returns its public half for
+// New to let in.
+func ClientKey(home string) (ssh.PublicKey, error) {
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	block, err := ssh.MarshalPrivateKey(priv, "")
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(home, ".ssh")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "id_ed25519"), pem.EncodeToMemory(block), 0o600); err != nil {
+		return nil, err
+	}
+	return ssh.NewPublicKey(priv.Public())
+}

@@ -7,10 +7,7 @@
 package main
 
 import (
-	"crypto/ed25519"
-	"crypto/rand"
 	"encoding/json"
-	"encoding/pem"
 	"flag"
 	"fmt"
 	"os"
@@ -39,26 +36,12 @@ func main() {
 }
 
 func run(clientHome, hostHome, info string) error {
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	pub, err := hoststest.ClientKey(clientHome)
 	if err != nil {
 		return err
 	}
-	block, err := ssh.MarshalPrivateKey(priv, "")
-	if err != nil {
-		return err
-	}
-	sshDir := filepath.Join(clientHome, ".ssh")
 	runDir := filepath.Join(hostHome, "run")
-	for _, d := range []string{sshDir, runDir} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			return err
-		}
-	}
-	if err := os.WriteFile(filepath.Join(sshDir, "id_ed25519"), pem.EncodeToMemory(block), 0o600); err != nil {
-		return err
-	}
-	pub, err := ssh.NewPublicKey(priv.Public())
-	if err != nil {
+	if err := os.MkdirAll(runDir, 0o700); err != nil {
 		return err
 	}
 	sigs := make(chan os.Signal, 1)
