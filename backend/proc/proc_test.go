@@ -195,6 +195,9 @@ func TestTerminateOnClock(t *testing.T) {
 	if st := p.Exit(); st == nil || st.Signal != "SIGKILL" {
 		t.Fatalf("exit %+v", st)
 	}
+	// The shim writes exit.json after it has told of the end: let it finish
+	// before the test's folder is removed.
+	testutil.WaitGone(pend.ShimPID)
 }
 
 // A shim that started the agent but could not say so in time: the start
